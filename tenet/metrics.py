@@ -1,0 +1,220 @@
+"""Counting: per-tensor volumes and whole-dataflow metrics, exactly (barvinok)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import islpy as isl
+
+from .arch import Arch
+from .dataflow import BoundDataflow, Dataflow, bind_dataflow
+from .isl_util import DEFAULT_MAX_OPERATIONS, count, operations_limit
+from .relations import SpaceTime
+from .workload import SIDES, Workload
+
+
+@dataclass
+class Volumes:
+    """Per tensor and side (semantics.md, "Per-tensor volumes")."""
+
+    total: int
+    unique: int
+    temporal_unique: int  # |A_D \ (M_t ; A_D)|
+    spatial_reuse: int
+
+    @property
+    def reuse(self) -> int:
+        return self.total - self.unique
+
+    @property
+    def temporal_reuse(self) -> int:
+        return self.total - self.temporal_unique
+
+    @property
+    def reuse_factor(self) -> float | None:
+        return None if self.unique == 0 else self.total / self.unique
+
+
+@dataclass
+class Analysis:
+    """Every count of one workload + arch + dataflow; derived metrics are properties."""
+
+    workload: str
+    arch: str
+    dataflow: str
+    instances: int
+    macs: int
+    pe_count: int
+    active_pes: int
+    time_steps: int
+    stamps: int  # |ST|
+    volumes: dict[str, dict[str, Volumes | None]]
+    word_bits: int
+    bandwidth_bits: int
+    avg_latency: int
+    energy_constants: tuple[Fraction, Fraction, Fraction]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def avg_active_pes(self) -> float:
+        return self.stamps / self.time_steps
+
+    @property
+    def compute_delay(self) -> int:
+        return self.macs // self.active_pes
+
+    def _side_unique(self, side: str) -> int:
+        return sum(v[side].unique for v in self.volumes.values() if v[side] is not None)
+
+    @property
+    def ingress_delay(self) -> int:
+        return self._side_unique("read") * self.word_bits // self.bandwidth_bits + self.avg_latency - 1
+
+    @property
+    def egress_delay(self) -> int:
+        return self._side_unique("write") * self.word_bits // self.bandwidth_bits + self.avg_latency - 1
+
+    @property
+    def latency(self) -> int:
+        return max(self.ingress_delay, self.egress_delay, self.compute_delay)
+
+    @property
+    def utilization(self) -> float:
+        return self.macs / (self.pe_count * self.latency)
+
+    def l1_l2(self, tensor: str) -> dict[str, int]:
+        """L1 reads = L1 writes = Σ_sides total; L2 reads = L2 writes = Σ_sides unique."""
+        sides = [v for v in self.volumes[tensor].values() if v is not None]
+        total = sum(v.total for v in sides)
+        unique = sum(v.unique for v in sides)
+        return {"l1_reads": total, "l1_writes": total, "l2_reads": unique, "l2_writes": unique}
+
+    @property
+    def energy_exact(self) -> Fraction:
+        e_mac, e_l1, e_l2 = self.energy_constants
+        energy = e_mac * self.macs
+        for tensor in self.volumes:
+            acc = self.l1_l2(tensor)
+            energy += e_l1 * (acc["l1_reads"] + acc["l1_writes"])
+            energy += e_l2 * (acc["l2_reads"] + acc["l2_writes"])
+        return energy
+
+    @property
+    def energy(self) -> float:
+        return float(self.energy_exact)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The contract's JSON object (plus `accesses`, `bandwidth` and `warnings`)."""
+        compute = self.compute_delay
+        tensors: dict[str, Any] = {}
+        ibw_sum = sbw_sum = 0.0
+        for tensor, sides in self.volumes.items():
+            tensors[tensor] = {}
+            for side in SIDES:
+                v = sides[side]
+                if v is None:
+                    tensors[tensor][side] = None
+                    continue
+                ibw, sbw = v.spatial_reuse / compute, v.unique / compute
+                ibw_sum += ibw
+                sbw_sum += sbw
+                tensors[tensor][side] = {
+                    "total": v.total,
+                    "unique": v.unique,
+                    "reuse": v.reuse,
+                    "temporal_reuse": v.temporal_reuse,
+                    "spatial_reuse": v.spatial_reuse,
+                    "reuse_factor": v.reuse_factor,
+                    "ibw": ibw,
+                    "sbw": sbw,
+                }
+        return {
+            "workload": self.workload,
+            "arch": self.arch,
+            "dataflow": self.dataflow,
+            "instances": self.instances,
+            "macs": self.macs,
+            "pe_count": self.pe_count,
+            "active_pes": self.active_pes,
+            "avg_active_pes": self.avg_active_pes,
+            "time_steps": self.time_steps,
+            "utilization": self.utilization,
+            "delay": {
+                "ingress": self.ingress_delay,
+                "egress": self.egress_delay,
+                "compute": compute,
+                "latency": self.latency,
+            },
+            "energy": self.energy,
+            "tensors": tensors,
+            "accesses": {tensor: self.l1_l2(tensor) for tensor in self.volumes},
+            "bandwidth": {"ibw": ibw_sum, "sbw": sbw_sum},
+            "warnings": list(self.warnings),
+        }
+
+
+def links_for(arch: Arch, tensor: str, side: str) -> tuple[int, ...]:
+    """Indices of the links that may carry `tensor` on access side `side`."""
+    return tuple(n for n, link in enumerate(arch.links) if link.serves(tensor, side))
+
+
+def count_volumes(space_time: SpaceTime, access: isl.UnionMap, reuse: isl.UnionMap,
+                  temporal: isl.UnionMap, spatial: isl.UnionMap) -> Volumes:
+    """total = |A|, unique = |A_D \\ (M;A_D)|, temporal = |A_D \\ (M_t;A_D)|, spatial = |A_D ∩ (M_x;A_D)|."""
+    assignment = space_time.data_assignment(access)
+    return Volumes(
+        total=count(access),
+        unique=count(assignment.subtract(reuse.apply_range(assignment))),
+        temporal_unique=count(assignment.subtract(temporal.apply_range(assignment))),
+        spatial_reuse=count(assignment.intersect(spatial.apply_range(assignment))),
+    )
+
+
+def analyze_bound(workload: Workload, arch: Arch, bound: BoundDataflow, dataflow_name: str,
+                  max_operations: int = DEFAULT_MAX_OPERATIONS) -> Analysis:
+    """All counts for a dataflow already checked against its workload and arch."""
+    with operations_limit(max_operations, f"analyzing {dataflow_name!r}"):
+        space_time = SpaceTime.of(bound, arch)
+        temporal = space_time.temporal_relation()
+        reuse_cache: dict[tuple[int, ...], tuple[isl.UnionMap, isl.UnionMap]] = {}
+        volumes: dict[str, dict[str, Volumes | None]] = {}
+        for tensor in workload.tensors:
+            volumes[tensor] = {}
+            for side in SIDES:
+                access = workload.access(tensor, side)
+                if access is None:
+                    volumes[tensor][side] = None
+                    continue
+                links = links_for(arch, tensor, side)
+                if links not in reuse_cache:
+                    chosen = [arch.links[n] for n in links]
+                    reuse_cache[links] = (space_time.reuse_relation(chosen),
+                                          space_time.spatial_relation(chosen))
+                reuse, spatial = reuse_cache[links]
+                volumes[tensor][side] = count_volumes(space_time, access, reuse, temporal, spatial)
+        instances = count(workload.domain)
+        return Analysis(
+            workload=workload.name,
+            arch=arch.name,
+            dataflow=dataflow_name,
+            instances=instances,
+            macs=instances * workload.macs_per_instance,
+            pe_count=arch.pe_count,
+            active_pes=count(space_time.space_domain),
+            time_steps=count(space_time.time_domain),
+            stamps=count(space_time.stamp_domain),
+            volumes=volumes,
+            word_bits=arch.memory.word_bits,
+            bandwidth_bits=arch.memory.bandwidth_bits,
+            avg_latency=arch.memory.avg_latency,
+            energy_constants=(arch.energy.mac, arch.energy.l1, arch.energy.l2),
+        )
+
+
+def analyze(workload: Workload, arch: Arch, dataflow: Dataflow,
+            max_operations: int = DEFAULT_MAX_OPERATIONS) -> Analysis:
+    """All metrics of `semantics.md` for one workload, arch and dataflow."""
+    bound = bind_dataflow(dataflow, workload, arch)
+    return analyze_bound(workload, arch, bound, dataflow.name, max_operations)
