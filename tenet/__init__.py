@@ -1,0 +1,25 @@
+"""tenet: relation-centric modeling of tensor dataflows on spatial accelerators.
+
+Typical use::
+
+    from tenet import load_workload, load_arch, load_dataflow, analyze
+    result = analyze(load_workload("workloads/gemm/workload.yaml"),
+                     load_arch("archs/systolic-8x8.yaml"),
+                     load_dataflow("workloads/gemm/dataflows/os-systolic-8x8.yaml"))
+    print(result.to_dict()["tensors"]["A"]["read"]["unique"])
+"""
+
+__version__ = "0.1.0"
+
+from .arch import Arch, Link, load_arch  # noqa: E402
+from .dataflow import Dataflow, load_dataflow  # noqa: E402
+from .errors import InputError, TenetError  # noqa: E402
+from .metrics import Analysis, analyze  # noqa: E402
+from .simulate import simulate  # noqa: E402
+from .tenet_files import load_experiment, load_tenet  # noqa: E402
+from .workload import Workload, load_workload  # noqa: E402
+
+__all__ = [
+    "Analysis", "Arch", "Dataflow", "InputError", "Link", "TenetError", "Workload", "analyze",
+    "load_arch", "load_dataflow", "load_experiment", "load_tenet", "load_workload", "simulate",
+]

@@ -1,0 +1,151 @@
+"""The `tenet` command line: a thin layer over the Python API."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+from .arch import load_arch
+from .dataflow import load_dataflow
+from .errors import InputError, TenetError
+from .isl_util import DEFAULT_MAX_OPERATIONS
+from .metrics import analyze
+from .presets import list_presets, resolve_arch, resolve_dataflow, resolve_workload
+from .report import FORMATS, render
+from .simulate import DEFAULT_MAX_INSTANCES, simulate
+from .tenet_files import load_tenet
+from .workload import load_workload
+
+
+def parse_sets(items: Sequence[str] | None) -> dict[str, int]:
+    """`--set NAME=VALUE` pairs as a dict of integers."""
+    values: dict[str, int] = {}
+    for item in items or ():
+        name, sep, value = item.partition("=")
+        name, value = name.strip(), value.strip()
+        if not sep or not name:
+            raise InputError(f"expected NAME=VALUE, got {item!r}", "--set")
+        try:
+            values[name] = int(value)
+        except ValueError:
+            raise InputError(f"value of {name} must be an integer, got {value!r}", "--set") from None
+    return values
+
+
+def _add_inputs(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("inputs (YAML files, or preset names: see 'tenet presets')")
+    group.add_argument("-w", "--workload", metavar="FILE", help="workload YAML, or a preset name (e.g. gemm)")
+    group.add_argument("-a", "--arch", metavar="FILE", help="architecture YAML, or a preset name (e.g. systolic-8x8)")
+    group.add_argument("-d", "--dataflow", metavar="FILE",
+                       help="dataflow YAML, a name beside the workload (e.g. os-systolic-8x8), or WORKLOAD/NAME")
+    group.add_argument("--set", action="append", metavar="NAME=VALUE", default=[],
+                       help="override a workload parameter (repeatable), e.g. --set M=1024")
+    group.add_argument("--tenet", nargs=3, metavar=("STATEMENT.s", "PE.p", "MAPPING.m"),
+                       help="read TENET's own text files instead of YAML")
+
+
+def _add_output(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("output")
+    group.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    group.add_argument("-o", "--output", metavar="FILE", help="write the result to FILE instead of stdout")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tenet",
+        description="Relation-centric modeling of tensor dataflows on spatial accelerators: "
+        "exact data movement, reuse, latency, bandwidth and energy (isl + barvinok).",
+    )
+    parser.add_argument("--version", action="version", version=f"tenet {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("analyze", help="all metrics of one workload + arch + dataflow",
+                       description="Count every metric of semantics.md exactly with isl/barvinok.")
+    _add_inputs(p)
+    p.add_argument("--max-isl-ops", type=int, default=DEFAULT_MAX_OPERATIONS, metavar="N",
+                   help=f"isl operations limit against blow-ups, 0 = none (default {DEFAULT_MAX_OPERATIONS:,})")
+    _add_output(p)
+
+    p = sub.add_parser("simulate", help="the same metrics by brute-force enumeration (small problems)",
+                       description="Enumerate every instance and compute the metrics of 'analyze' "
+                       "without barvinok: the reference the engine is tested against.")
+    _add_inputs(p)
+    p.add_argument("--max-instances", type=int, default=DEFAULT_MAX_INSTANCES, metavar="N",
+                   help=f"refuse problems with more instances (default {DEFAULT_MAX_INSTANCES:,})")
+    _add_output(p)
+
+    sub.add_parser("presets", help="list the preset archs, workloads and dataflows")
+    return parser
+
+
+def load_inputs(args: argparse.Namespace):
+    """(workload, arch, dataflow) from --tenet files or from -w/-a/-d."""
+    overrides = parse_sets(args.set)
+    if args.tenet:
+        if args.workload or args.arch or args.dataflow:
+            raise InputError("give either --tenet or -w/-a/-d, not both", "--tenet")
+        if overrides:
+            raise InputError("TENET files have no parameters to set", "--set")
+        return load_tenet(*args.tenet)
+    for flag, value in (("-w/--workload", args.workload), ("-a/--arch", args.arch),
+                        ("-d/--dataflow", args.dataflow)):
+        if not value:
+            raise InputError(f"missing {flag} (or use --tenet STATEMENT.s PE.p MAPPING.m)")
+    workload_path = resolve_workload(args.workload)
+    workload = load_workload(workload_path, overrides)
+    arch = load_arch(resolve_arch(args.arch))
+    dataflow = load_dataflow(resolve_dataflow(args.dataflow, workload_path))
+    return workload, arch, dataflow
+
+
+def emit(text: str, output: str | None) -> None:
+    if output:
+        try:
+            Path(output).write_text(text)
+        except OSError as exc:
+            raise InputError(f"cannot write output: {exc.strerror}", output) from None
+    else:
+        sys.stdout.write(text)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.command == "presets":
+        presets = list_presets()
+        lines = ["archs:"] + [f"  {a}" for a in presets["archs"]]
+        lines += ["workloads (name: dataflows):"] + [f"  {w}" for w in presets["workloads"]]
+        emit("\n".join(lines) + "\n", None)
+        return 0
+    workload, arch, dataflow = load_inputs(args)
+    if args.command == "analyze":
+        result = analyze(workload, arch, dataflow, args.max_isl_ops)
+    else:
+        result = simulate(workload, arch, dataflow, args.max_instances)
+    color = args.format == "table" and not args.output and sys.stdout.isatty()
+    emit(render([result.to_dict()], args.format, color), args.output)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 0
+    try:
+        return run(args)
+    except TenetError as exc:
+        print(f"tenet: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("tenet: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: one line unless TENET_DEBUG is set
+        if os.environ.get("TENET_DEBUG"):
+            raise
+        print(f"tenet: internal error: {type(exc).__name__}: {exc} (set TENET_DEBUG=1 for a traceback)",
+              file=sys.stderr)
+        return 1

@@ -1,0 +1,118 @@
+"""Rendering results: a readable table (rich), JSON, or CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+FORMATS = ("table", "json", "csv")
+
+
+def to_json(result: dict[str, Any]) -> str:
+    """JSON with exact integers (Python ints of any size)."""
+    return json.dumps(result, indent=2)
+
+
+def flatten(result: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """{"delay": {"ingress": 1}} -> {"delay.ingress": 1}; lists joined by ';'."""
+    flat: dict[str, Any] = {}
+    for key, value in result.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat.update(flatten(value, name + "."))
+        elif isinstance(value, list):
+            flat[name] = "; ".join(map(str, value))
+        else:
+            flat[name] = "" if value is None else value
+    return flat
+
+
+def to_csv(rows: list[dict[str, Any]]) -> str:
+    """One header line and one line per result (columns: dotted JSON keys)."""
+    flat = [flatten(row) for row in rows]
+    columns: dict[str, None] = {}
+    for row in flat:
+        for key in row:
+            columns.setdefault(key, None)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(flat)
+    return out.getvalue()
+
+
+def _num(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.2f}" if abs(value) < 1e15 else f"{value:.4g}"
+    return str(value)
+
+
+def analysis_tables(result: dict[str, Any]) -> list[Table]:
+    """A summary table and a per-tensor table for one `analyze` result."""
+    title = f"{result['workload']} · {result['arch']} · {result['dataflow']}"
+    summary = Table(title=title, box=box.SIMPLE_HEAVY, show_header=False)
+    summary.add_column("metric", style="bold")
+    summary.add_column("value", justify="right")
+    delay = result["delay"]
+    rows = [
+        ("instances", result["instances"]),
+        ("MACs", result["macs"]),
+        ("PEs (active / array)", f"{_num(result['active_pes'])} / {_num(result['pe_count'])}"),
+        ("average active PEs", result["avg_active_pes"]),
+        ("time steps", result["time_steps"]),
+        ("ingress delay", delay["ingress"]),
+        ("egress delay", delay["egress"]),
+        ("compute delay", delay["compute"]),
+        ("latency", delay["latency"]),
+        ("PE utilization", f"{result['utilization']:.2%}"),
+        ("interconnect bandwidth (IBW)", result["bandwidth"]["ibw"]),
+        ("scratchpad bandwidth (SBW)", result["bandwidth"]["sbw"]),
+        ("energy", result["energy"]),
+    ]
+    for name, value in rows:
+        summary.add_row(name, value if isinstance(value, str) else _num(value))
+
+    tensors = Table(box=box.SIMPLE_HEAVY, title="per tensor (words)")
+    for col in ("tensor", "side", "total", "unique", "reuse", "temporal", "spatial",
+                "reuse factor", "IBW", "SBW"):
+        tensors.add_column(col, justify="left" if col in ("tensor", "side") else "right")
+    for name, sides in result["tensors"].items():
+        for side, v in sides.items():
+            if v is None:
+                continue
+            tensors.add_row(name, side, *(_num(v[k]) for k in (
+                "total", "unique", "reuse", "temporal_reuse", "spatial_reuse", "reuse_factor", "ibw", "sbw")))
+    return [summary, tensors]
+
+
+def render_tables(tables: list[Table], color: bool | None = None, warnings: list[str] = ()) -> str:
+    console = Console(record=True, width=110, file=io.StringIO(), force_terminal=color,
+                      no_color=not color)
+    for table in tables:
+        console.print(table)
+    for warning in warnings:
+        console.print(f"warning: {warning}")
+    return console.export_text(styles=bool(color))
+
+
+def render(results: list[dict[str, Any]], fmt: str, color: bool = False) -> str:
+    """Render `analyze`/`simulate` results in one of FORMATS."""
+    if fmt == "json":
+        return to_json(results[0] if len(results) == 1 else results) + "\n"
+    if fmt == "csv":
+        return to_csv(results)
+    tables = [t for r in results for t in analysis_tables(r)]
+    warnings = [w for r in results for w in r.get("warnings", [])]
+    return render_tables(tables, color, warnings)

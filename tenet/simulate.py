@@ -1,0 +1,152 @@
+"""Brute-force reference: the same metrics by enumerating every instance.
+
+No barvinok here: isl only lists the points of the (finite) relations; all reuse
+logic is plain Python over dictionaries, written independently of `relations.py`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+
+import islpy as isl
+
+from .arch import Arch
+from .dataflow import Dataflow, bind_dataflow
+from .errors import InputError
+from .isl_util import maps_of, sets_of
+from .metrics import Analysis, Volumes, links_for
+from .workload import SIDES, Workload
+
+DEFAULT_MAX_INSTANCES = 10**6
+
+Point = tuple[str, tuple[int, ...]]
+
+
+def _coords(point: isl.Point, n: int) -> tuple[int, ...]:
+    return tuple(point.get_coordinate_val(isl.dim_type.set, i).to_python() for i in range(n))
+
+
+def _points(uset: isl.UnionSet, limit: int | None = None, what: str = "points") -> list[tuple[str, tuple[int, ...]]]:
+    """All (tuple name, coordinates) of a finite set; InputError beyond `limit`."""
+    out: list[tuple[str, tuple[int, ...]]] = []
+    for s in sets_of(uset):
+        name, n = s.get_tuple_name() or "", s.dim(isl.dim_type.set)
+
+        def add(point: isl.Point, name=name, n=n) -> None:
+            out.append((name, _coords(point, n)))
+            if limit is not None and len(out) > limit:
+                raise _TooMany()
+
+        try:
+            s.foreach_point(add)
+        except _TooMany:
+            raise InputError(
+                f"more than {limit:,} {what}: too many to enumerate (raise --max-instances, or use 'tenet analyze')"
+            ) from None
+    return out
+
+
+class _TooMany(Exception):
+    pass
+
+
+def _pairs(umap: isl.UnionMap) -> list[tuple[Point, Point]]:
+    """All (domain point, range point) pairs of a finite relation."""
+    out = []
+    for m in maps_of(umap):
+        n_in, n_out = m.dim(isl.dim_type.in_), m.dim(isl.dim_type.out)
+        src, dst = m.get_tuple_name(isl.dim_type.in_) or "", m.get_tuple_name(isl.dim_type.out) or ""
+
+        def add(point: isl.Point) -> None:
+            xs = _coords(point, n_in + n_out)
+            out.append(((src, xs[:n_in]), (dst, xs[n_in:])))
+
+        m.wrap().foreach_point(add)
+    return out
+
+
+def _stamps(space_map: isl.UnionMap, time_map: isl.UnionMap) -> dict[Point, tuple[Point, tuple[int, ...]]]:
+    """instance -> (PE point, time coordinates)."""
+    pe_of = dict(_pairs(space_map))
+    time_of = dict(_pairs(time_map))
+    return {inst: (pe_of[inst], time_of[inst][1]) for inst in pe_of}
+
+
+def simulate(workload: Workload, arch: Arch, dataflow: Dataflow,
+             max_instances: int = DEFAULT_MAX_INSTANCES,
+             progress: Callable[[int, int], None] | None = None) -> Analysis:
+    """Every metric of `analyze`, computed by enumeration (the test reference)."""
+    bound = bind_dataflow(dataflow, workload, arch)
+    instances = _points(workload.domain, max_instances, "instances")
+    stamps = _stamps(bound.space_map, bound.time_map)
+    times = sorted({t for _, t in stamps.values()})
+    position = {t: k for k, t in enumerate(times)}
+
+    def earlier(t: tuple[int, ...], distance: int) -> tuple[int, ...] | None:
+        k = position[t] - distance
+        return times[k] if k >= 0 else None
+
+    neighbours: list[dict[Point, list[Point]]] = []
+    for link in arch.links:
+        table: dict[Point, list[Point]] = defaultdict(list)
+        for receiver, sender in _pairs(link.relation):
+            table[receiver].append(sender)
+        neighbours.append(table)
+
+    volumes: dict[str, dict[str, Volumes | None]] = {}
+    for tensor in workload.tensors:
+        volumes[tensor] = {}
+        for side in SIDES:
+            access = workload.access(tensor, side)
+            if access is None:
+                volumes[tensor][side] = None
+                continue
+            pairs = _pairs(access)
+            touched: dict[tuple[Point, tuple[int, ...]], set[Point]] = defaultdict(set)
+            for inst, element in pairs:
+                touched[stamps[inst]].add(element)
+            chosen = [(arch.links[n], neighbours[n]) for n in links_for(arch, tensor, side)]
+            unique = temporal_unique = spatial = 0
+            for (pe, t), elements in touched.items():
+                here = (pe, t)
+                before = earlier(t, 1)
+                own = touched.get((pe, before), set()) if before is not None else set()
+                sources: list[set[Point]] = [own]
+                spatial_sources: list[set[Point]] = []
+                for link, table in chosen:
+                    for other in table.get(pe, ()):
+                        for w in link.window:
+                            t2 = earlier(t, w)
+                            if t2 is None or (other, t2) == here:
+                                continue
+                            held = touched.get((other, t2), set())
+                            sources.append(held)
+                            if other != pe:
+                                spatial_sources.append(held)
+                for element in elements:
+                    if not any(element in held for held in sources):
+                        unique += 1
+                    if element not in own:
+                        temporal_unique += 1
+                    if any(element in held for held in spatial_sources):
+                        spatial += 1
+            volumes[tensor][side] = Volumes(len(pairs), unique, temporal_unique, spatial)
+        if progress:
+            progress(len(volumes), len(workload.tensors))
+    return Analysis(
+        workload=workload.name,
+        arch=arch.name,
+        dataflow=dataflow.name,
+        instances=len(instances),
+        macs=len(instances) * workload.macs_per_instance,
+        pe_count=len(_points(arch.pe_domain)),
+        active_pes=len({pe for pe, _ in stamps.values()}),
+        time_steps=len(times),
+        stamps=len(set(stamps.values())),
+        volumes=volumes,
+        word_bits=arch.memory.word_bits,
+        bandwidth_bits=arch.memory.bandwidth_bits,
+        avg_latency=arch.memory.avg_latency,
+        energy_constants=(arch.energy.mac, arch.energy.l1, arch.energy.l2),
+    )
