@@ -69,6 +69,15 @@ def fix_params(obj, values: Mapping[str, int], source: str | None = None, key: s
     return obj.intersect_params(context).project_out_all_params()
 
 
+def simplify(obj):
+    """Make implicit equalities explicit and merge pieces (detect_equalities + coalesce).
+
+    Stamps of quasi-affine dataflows carry existential variables; exposing the
+    equalities that pin them down keeps later subtractions from blowing up.
+    """
+    return obj.detect_equalities().coalesce()
+
+
 def count(obj) -> int:
     """Exact number of integer points |X| of a parameter-free set or relation (barvinok)."""
     if isinstance(obj, (isl.UnionMap, isl.Map, isl.BasicMap)):
@@ -140,7 +149,8 @@ def operations_limit(max_operations: int = DEFAULT_MAX_OPERATIONS, what: str = "
         if "maximal number of operations" in str(exc):
             raise IslLimitError(
                 f"isl exceeded {max_operations:,} operations{(' ' + what) if what else ''}; "
-                "the relations are too complex (simplify the dataflow, or raise --max-isl-ops)"
+                "the relations are too complex (raise --max-isl-ops, simplify the dataflow, "
+                "or count a small instance with 'tenet simulate')"
             ) from None
         raise
     finally:

@@ -10,7 +10,7 @@ import islpy as isl
 
 from .arch import Arch
 from .dataflow import BoundDataflow, Dataflow, bind_dataflow
-from .isl_util import DEFAULT_MAX_OPERATIONS, count, operations_limit
+from .isl_util import DEFAULT_MAX_OPERATIONS, count, operations_limit, simplify
 from .relations import SpaceTime
 from .workload import SIDES, Workload
 
@@ -164,11 +164,15 @@ def count_volumes(space_time: SpaceTime, access: isl.UnionMap, reuse: isl.UnionM
                   temporal: isl.UnionMap, spatial: isl.UnionMap) -> Volumes:
     """total = |A|, unique = |A_D \\ (M;A_D)|, temporal = |A_D \\ (M_t;A_D)|, spatial = |A_D ∩ (M_x;A_D)|."""
     assignment = space_time.data_assignment(access)
+
+    def reachable(rel: isl.UnionMap) -> isl.UnionMap:
+        return simplify(rel.apply_range(assignment))
+
     return Volumes(
         total=count(access),
-        unique=count(assignment.subtract(reuse.apply_range(assignment))),
-        temporal_unique=count(assignment.subtract(temporal.apply_range(assignment))),
-        spatial_reuse=count(assignment.intersect(spatial.apply_range(assignment))),
+        unique=count(assignment.subtract(reachable(reuse))),
+        temporal_unique=count(assignment.subtract(reachable(temporal))),
+        spatial_reuse=count(assignment.intersect(reachable(spatial))),
     )
 
 

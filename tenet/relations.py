@@ -11,11 +11,12 @@ import islpy as isl
 
 from .arch import Arch, Link
 from .dataflow import BoundDataflow
+from .isl_util import simplify
 
 
 def time_predecessor(time_domain: isl.UnionSet) -> isl.UnionMap:
     """prev = { t -> t' : t' is the lexicographically largest used stamp below t }."""
-    return time_domain.lex_gt_union_set(time_domain).lexmax()
+    return simplify(time_domain.lex_gt_union_set(time_domain).lexmax())
 
 
 def time_window(distance: int, time_domain: isl.UnionSet, prev: isl.UnionMap) -> isl.UnionMap:
@@ -42,11 +43,11 @@ class SpaceTime:
     _windows: dict[int, isl.UnionMap] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.stamp_map = self.space_map.range_product(self.time_map)
+        self.stamp_map = simplify(self.space_map.range_product(self.time_map))
         self.stamp_to_instance = self.stamp_map.reverse()
-        self.space_domain = self.space_map.range()
-        self.time_domain = self.time_map.range()
-        self.stamp_domain = self.stamp_map.range()
+        self.space_domain = simplify(self.space_map.range())
+        self.time_domain = simplify(self.time_map.range())
+        self.stamp_domain = simplify(self.stamp_map.range())
         self.prev = time_predecessor(self.time_domain)
 
     @classmethod
@@ -56,7 +57,7 @@ class SpaceTime:
     def window(self, distance: int) -> isl.UnionMap:
         """{ t -> prev^distance(t) }, cached."""
         if distance not in self._windows:
-            self._windows[distance] = time_window(distance, self.time_domain, self.prev)
+            self._windows[distance] = simplify(time_window(distance, self.time_domain, self.prev))
         return self._windows[distance]
 
     def windows(self, distances: tuple[int, ...]) -> isl.UnionMap:
@@ -67,7 +68,7 @@ class SpaceTime:
 
     def data_assignment(self, access: isl.UnionMap) -> isl.UnionMap:
         """A_D = Θ^{-1} ; A: the tensor elements each stamp [PE[p] -> T[t]] touches."""
-        return self.stamp_to_instance.apply_range(access)
+        return simplify(self.stamp_to_instance.apply_range(access))
 
     def link_reuse(self, link: Link, exclude_self: bool = False) -> isl.UnionMap:
         """{ (p,t) -> (p',t') : p' ∈ link(p), t' ∈ prev^w(t), w ∈ window } (p ≠ p' if exclude_self)."""
@@ -78,18 +79,18 @@ class SpaceTime:
 
     def temporal_relation(self) -> isl.UnionMap:
         """M_t = { (p,t) -> (p, prev(t)) }: a PE's own previous step."""
-        return self.space_domain.identity().product(self.prev)
+        return simplify(self.space_domain.identity().product(self.prev))
 
     def reuse_relation(self, links: list[Link]) -> isl.UnionMap:
         """M = ({(p,t) -> (p,prev t)} ∪ ⋃_l link_l × window_l) \\ identity (TENET's default)."""
         rel = self.temporal_relation()
         for link in links:
             rel = rel.union(self.link_reuse(link))
-        return rel.subtract(self.stamp_domain.identity())
+        return simplify(rel.subtract(self.stamp_domain.identity()))
 
     def spatial_relation(self, links: list[Link]) -> isl.UnionMap:
         """M_x = ⋃_l { (p,t) -> (p',t') : p' ∈ link_l(p) \\ {p}, t' ∈ window_l(t) }."""
         rel = isl.UnionMap.empty(self.stamp_map.get_space().params())
         for link in links:
             rel = rel.union(self.link_reuse(link, exclude_self=True))
-        return rel
+        return simplify(rel)

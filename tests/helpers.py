@@ -1,0 +1,24 @@
+"""Building small inputs in tests without touching the filesystem much."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from tenet import analyze, load_arch, load_dataflow, load_workload, simulate
+
+
+def write_yaml(directory: Path, name: str, data: dict) -> Path:
+    path = directory / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def both(workload, arch, dataflow) -> tuple[dict, dict]:
+    """(engine result, brute-force result) as JSON dicts."""
+    return analyze(workload, arch, dataflow).to_dict(), simulate(workload, arch, dataflow).to_dict()
+
+
+def load_all(workload: Path, arch: Path, dataflow: Path, sets: dict | None = None):
+    return load_workload(workload, sets or {}), load_arch(arch), load_dataflow(dataflow)
