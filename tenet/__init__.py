@@ -11,15 +11,27 @@ Typical use::
 
 __version__ = "0.1.0"
 
-from .arch import Arch, Link, load_arch  # noqa: E402
-from .dataflow import Dataflow, load_dataflow  # noqa: E402
-from .errors import InputError, TenetError  # noqa: E402
-from .metrics import Analysis, analyze  # noqa: E402
-from .simulate import simulate  # noqa: E402
-from .tenet_files import load_experiment, load_tenet  # noqa: E402
-from .workload import Workload, load_workload  # noqa: E402
+from .arch import Arch, Link, load_arch
+from .dataflow import Dataflow, load_dataflow
+from .errors import InputError, TenetError
+from .metrics import Analysis, analyze
+from .simulate import simulate
+from .tenet_files import load_experiment, load_tenet
+from .workload import Workload, load_workload
 
 __all__ = [
-    "Analysis", "Arch", "Dataflow", "InputError", "Link", "TenetError", "Workload", "analyze",
-    "load_arch", "load_dataflow", "load_experiment", "load_tenet", "load_workload", "simulate",
+    "Analysis",
+    "Arch",
+    "Dataflow",
+    "InputError",
+    "Link",
+    "TenetError",
+    "Workload",
+    "analyze",
+    "load_arch",
+    "load_dataflow",
+    "load_experiment",
+    "load_tenet",
+    "load_workload",
+    "simulate",
 ]

@@ -11,8 +11,16 @@ import islpy as isl
 
 from .errors import InputError
 from .io import check_keys, expect_int, expect_mapping, expect_number, expect_str, load_yaml
-from .isl_util import count, fix_params, is_bounded, name_of_map_domain, name_of_map_range
-from .isl_util import parse_union_map, parse_union_set, sets_of
+from .isl_util import (
+    count,
+    fix_params,
+    is_bounded,
+    name_of_map_domain,
+    name_of_map_range,
+    parse_union_map,
+    parse_union_set,
+    sets_of,
+)
 
 LINK_KINDS = ("forward",)
 ACCESS_KINDS = ("read", "write", "both")
@@ -104,12 +112,14 @@ def make_link(
     **options: Any,
 ) -> Link:
     """Check that a relation links PE tuples and restrict it to the PE domain on both sides."""
-    relation = fix_params(relation, {}, source, key)
+    relation = fix_params(relation, {}, source, key, hint="arch relations take no parameters")
     for tuple_ in name_of_map_domain(relation) + name_of_map_range(relation):
         if tuple_ != pe:
             raise InputError(
                 f"link {text or relation} joins {tuple_[0]}[{tuple_[1]} dims], not the PE tuple {pe[0]}[{pe[1]} dims]",
-                source, key)
+                source,
+                key,
+            )
     relation = relation.intersect_domain(pe_domain).intersect_range(pe_domain)
     return Link(relation=relation, label=text or str(relation), **options)
 
@@ -120,18 +130,32 @@ def _parse_link(entry: Any, n: int, domain, pe, source: str) -> Link:
         entry = {"relation": entry}
     entry = expect_mapping(entry, source, key)
     if "topology" in entry:
-        raise InputError("topology presets are not supported yet; write the link as 'relation'",
-                         source, f"{key}.topology")
-    check_keys(entry, ("relation", "kind", "window", "tensors", "access", "name"), ("relation",),
-               source, key + ".")
+        raise InputError(
+            "topology presets are not supported yet; write the link as 'relation'",
+            source,
+            f"{key}.topology",
+        )
+    check_keys(
+        entry,
+        ("relation", "kind", "window", "tensors", "access", "name"),
+        ("relation",),
+        source,
+        key + ".",
+    )
     text = expect_str(entry["relation"], source, f"{key}.relation")
     relation = parse_union_map(text, source, f"{key}.relation")
     kind = entry.get("kind", "forward")
     if kind not in LINK_KINDS:
-        raise InputError(f"unknown link kind {kind!r} (supported: {', '.join(LINK_KINDS)})", source, f"{key}.kind")
+        raise InputError(
+            f"unknown link kind {kind!r} (supported: {', '.join(LINK_KINDS)})",
+            source,
+            f"{key}.kind",
+        )
     window = entry.get("window", [0, 1])
     if not isinstance(window, list) or not window:
-        raise InputError("expected a non-empty list of time distances, e.g. [0, 1]", source, f"{key}.window")
+        raise InputError(
+            "expected a non-empty list of time distances, e.g. [0, 1]", source, f"{key}.window"
+        )
     window = tuple(sorted({expect_int(w, source, f"{key}.window", 0) for w in window}))
     tensors = entry.get("tensors")
     if tensors is not None:
@@ -140,18 +164,32 @@ def _parse_link(entry: Any, n: int, domain, pe, source: str) -> Link:
         tensors = tuple(tensors)
     access = entry.get("access", "both")
     if access not in ACCESS_KINDS:
-        raise InputError(f"expected one of {', '.join(ACCESS_KINDS)}, got {access!r}", source, f"{key}.access")
+        raise InputError(
+            f"expected one of {', '.join(ACCESS_KINDS)}, got {access!r}", source, f"{key}.access"
+        )
     label = str(entry.get("name") or text)
-    return make_link(relation, domain, pe, source, f"{key}.relation", text=label,
-                     window=window, kind=kind, tensors=tensors, access=access)
+    return make_link(
+        relation,
+        domain,
+        pe,
+        source,
+        f"{key}.relation",
+        text=label,
+        window=window,
+        kind=kind,
+        tensors=tensors,
+        access=access,
+    )
 
 
 def _memory(raw: Any, source: str) -> Memory:
     raw = expect_mapping(raw or {}, source, "memory")
     fields = ("word_bits", "bandwidth_bits", "avg_latency", "l1_words", "l2_words")
     check_keys(raw, fields, (), source, "memory.")
-    values = {k: expect_int(v, source, f"memory.{k}", 0 if k in ("l1_words", "l2_words") else 1)
-              for k, v in raw.items()}
+    values = {
+        k: expect_int(v, source, f"memory.{k}", 0 if k in ("l1_words", "l2_words") else 1)
+        for k, v in raw.items()
+    }
     return Memory(**values)
 
 
@@ -166,7 +204,9 @@ def load_arch(path: str | Path) -> Arch:
     """Read an architecture YAML file."""
     source = str(path)
     data = load_yaml(path, "arch file")
-    check_keys(data, ("name", "pe", "macs_per_pe", "interconnect", "memory", "energy"), ("pe",), source)
+    check_keys(
+        data, ("name", "pe", "macs_per_pe", "interconnect", "memory", "energy"), ("pe",), source
+    )
     pe = expect_mapping(data["pe"], source, "pe")
     check_keys(pe, ("shape", "domain"), (), source, "pe.")
     if ("shape" in pe) == ("domain" in pe):
@@ -180,7 +220,13 @@ def load_arch(path: str | Path) -> Arch:
         shape = [expect_int(n, source, f"pe.shape[{k}]", 1) for k, n in enumerate(shape)]
         domain = pe_domain_from_shape(shape)
     else:
-        domain = fix_params(parse_union_set(pe["domain"], source, "pe.domain"), {}, source, "pe.domain")
+        domain = fix_params(
+            parse_union_set(pe["domain"], source, "pe.domain"),
+            {},
+            source,
+            "pe.domain",
+            hint="the PE domain takes no parameters",
+        )
     pe_tuple = check_pe_domain(domain, source, "pe")
     raw_links = data.get("interconnect") or []
     if not isinstance(raw_links, list):

@@ -32,26 +32,52 @@ def parse_sets(items: Sequence[str] | None) -> dict[str, int]:
         try:
             values[name] = int(value)
         except ValueError:
-            raise InputError(f"value of {name} must be an integer, got {value!r}", "--set") from None
+            raise InputError(
+                f"value of {name} must be an integer, got {value!r}", "--set"
+            ) from None
     return values
 
 
 def _add_inputs(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("inputs (YAML files, or preset names: see 'tenet presets')")
-    group.add_argument("-w", "--workload", metavar="FILE", help="workload YAML, or a preset name (e.g. gemm)")
-    group.add_argument("-a", "--arch", metavar="FILE", help="architecture YAML, or a preset name (e.g. systolic-8x8)")
-    group.add_argument("-d", "--dataflow", metavar="FILE",
-                       help="dataflow YAML, a name beside the workload (e.g. os-systolic-8x8), or WORKLOAD/NAME")
-    group.add_argument("--set", action="append", metavar="NAME=VALUE", default=[],
-                       help="override a workload parameter (repeatable), e.g. --set M=1024")
-    group.add_argument("--tenet", nargs=3, metavar=("STATEMENT.s", "PE.p", "MAPPING.m"),
-                       help="read TENET's own text files instead of YAML")
+    group.add_argument(
+        "-w", "--workload", metavar="FILE", help="workload YAML, or a preset name (e.g. gemm)"
+    )
+    group.add_argument(
+        "-a",
+        "--arch",
+        metavar="FILE",
+        help="architecture YAML, or a preset name (e.g. systolic-8x8)",
+    )
+    group.add_argument(
+        "-d",
+        "--dataflow",
+        metavar="FILE",
+        help="dataflow YAML, a name beside the workload (e.g. os-systolic-8x8), or WORKLOAD/NAME",
+    )
+    group.add_argument(
+        "--set",
+        action="append",
+        metavar="NAME=VALUE",
+        default=[],
+        help="override a workload parameter (repeatable), e.g. --set M=1024",
+    )
+    group.add_argument(
+        "--tenet",
+        nargs=3,
+        metavar=("STATEMENT.s", "PE.p", "MAPPING.m"),
+        help="read TENET's own text files instead of YAML",
+    )
 
 
 def _add_output(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("output")
-    group.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
-    group.add_argument("-o", "--output", metavar="FILE", help="write the result to FILE instead of stdout")
+    group.add_argument(
+        "--format", choices=FORMATS, default="table", help="output format (default: table)"
+    )
+    group.add_argument(
+        "-o", "--output", metavar="FILE", help="write the result to FILE instead of stdout"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,19 +89,35 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tenet {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("analyze", help="all metrics of one workload + arch + dataflow",
-                       description="Count every metric of semantics.md exactly with isl/barvinok.")
+    p = sub.add_parser(
+        "analyze",
+        help="all metrics of one workload + arch + dataflow",
+        description="Count every metric of semantics.md exactly with isl/barvinok.",
+    )
     _add_inputs(p)
-    p.add_argument("--max-isl-ops", type=int, default=DEFAULT_MAX_OPERATIONS, metavar="N",
-                   help=f"isl operations limit against blow-ups, 0 = none (default {DEFAULT_MAX_OPERATIONS:,})")
+    p.add_argument(
+        "--max-isl-ops",
+        type=int,
+        default=DEFAULT_MAX_OPERATIONS,
+        metavar="N",
+        help=f"isl operations limit against blow-ups, 0 = none (default {DEFAULT_MAX_OPERATIONS:,})",
+    )
     _add_output(p)
 
-    p = sub.add_parser("simulate", help="the same metrics by brute-force enumeration (small problems)",
-                       description="Enumerate every instance and compute the metrics of 'analyze' "
-                       "without barvinok: the reference the engine is tested against.")
+    p = sub.add_parser(
+        "simulate",
+        help="the same metrics by brute-force enumeration (small problems)",
+        description="Enumerate every instance and compute the metrics of 'analyze' "
+        "without barvinok: the reference the engine is tested against.",
+    )
     _add_inputs(p)
-    p.add_argument("--max-instances", type=int, default=DEFAULT_MAX_INSTANCES, metavar="N",
-                   help=f"refuse problems with more instances (default {DEFAULT_MAX_INSTANCES:,})")
+    p.add_argument(
+        "--max-instances",
+        type=int,
+        default=DEFAULT_MAX_INSTANCES,
+        metavar="N",
+        help=f"refuse problems with more instances (default {DEFAULT_MAX_INSTANCES:,})",
+    )
     _add_output(p)
 
     sub.add_parser("presets", help="list the preset archs, workloads and dataflows")
@@ -91,8 +133,11 @@ def load_inputs(args: argparse.Namespace):
         if overrides:
             raise InputError("TENET files have no parameters to set", "--set")
         return load_tenet(*args.tenet)
-    for flag, value in (("-w/--workload", args.workload), ("-a/--arch", args.arch),
-                        ("-d/--dataflow", args.dataflow)):
+    for flag, value in (
+        ("-w/--workload", args.workload),
+        ("-a/--arch", args.arch),
+        ("-d/--dataflow", args.dataflow),
+    ):
         if not value:
             raise InputError(f"missing {flag} (or use --tenet STATEMENT.s PE.p MAPPING.m)")
     workload_path = resolve_workload(args.workload)
@@ -140,12 +185,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TenetError as exc:
         print(f"tenet: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:  # the reader went away (e.g. `| head`): not an error of ours
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     except KeyboardInterrupt:
         print("tenet: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # a bug: one line unless TENET_DEBUG is set
         if os.environ.get("TENET_DEBUG"):
             raise
-        print(f"tenet: internal error: {type(exc).__name__}: {exc} (set TENET_DEBUG=1 for a traceback)",
-              file=sys.stderr)
+        print(
+            f"tenet: internal error: {type(exc).__name__}: {exc} (set TENET_DEBUG=1 for a traceback)",
+            file=sys.stderr,
+        )
         return 1

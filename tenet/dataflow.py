@@ -53,16 +53,24 @@ def bind_dataflow(dataflow: Dataflow, workload: Workload, arch: Arch) -> BoundDa
     stmts = dict(workload.statements)
     maps = {}
     for key, rel in (("space", dataflow.space), ("time", dataflow.time)):
-        rel = fix_params(rel, workload.params, source, key)
+        known = ", ".join(workload.params) or "none"
+        rel = fix_params(
+            rel, workload.params, source, key, hint=f"the workload's parameters are: {known}"
+        )
         for name, arity in name_of_map_domain(rel):
             if name not in stmts:
                 raise InputError(
                     f"statement {name!r} is not in workload {workload.name!r} "
-                    f"(its statements: {', '.join(stmts)})", source, key)
+                    f"(its statements: {', '.join(stmts)})",
+                    source,
+                    key,
+                )
             if stmts[name] != arity:
                 raise InputError(
                     f"statement {name} has {stmts[name]} loop indices in the workload but {arity} here",
-                    source, key)
+                    source,
+                    key,
+                )
         covered = {name for name, _ in name_of_map_domain(rel)}
         for name in stmts:
             if name not in covered:
@@ -73,16 +81,24 @@ def bind_dataflow(dataflow: Dataflow, workload: Workload, arch: Arch) -> BoundDa
         if (name, arity) != pe:
             raise InputError(
                 f"maps to {name}[{arity} dims] but arch {arch.name!r} has {pe[0]}[{pe[1]} dims]",
-                source, "space")
+                source,
+                "space",
+            )
     time_tuples = set(name_of_map_range(maps["time"]))
     if len(time_tuples) != 1:
         raise InputError(
             "all statements must map to one time tuple of one arity, got "
-            + ", ".join(f"{n}[{a} dims]" for n, a in sorted(time_tuples)), source, "time")
+            + ", ".join(f"{n}[{a} dims]" for n, a in sorted(time_tuples)),
+            source,
+            "time",
+        )
     for key in ("space", "time"):
         rel = maps[key]
         if not rel.domain().is_equal(workload.domain) or not rel.is_single_valued():
             raise InputError(
                 f"the {key} map is not a function on the iteration domain (an instance has no or "
-                f"several {key} stamps); run 'tenet validate' for a counterexample", source, key)
+                f"several {key} stamps); run 'tenet validate' for a counterexample",
+                source,
+                key,
+            )
     return BoundDataflow(maps["space"], maps["time"], time_tuples.pop())

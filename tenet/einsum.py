@@ -76,7 +76,9 @@ def parse_einsum(text: object, source: str | None = None, key: str = "einsum") -
         lhs, rhs = text.split("=", 1)
         accumulate = False
     else:
-        raise InputError(f"cannot parse {text!r}: expected 'OUT[...] += A[...] * B[...]'", source, key)
+        raise InputError(
+            f"cannot parse {text!r}: expected 'OUT[...] += A[...] * B[...]'", source, key
+        )
     output = _parse_ref(lhs, source, key)
     if not rhs.strip():
         raise InputError(f"cannot parse {text!r}: nothing on the right-hand side", source, key)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,9 @@ def read_text(path: str | Path, what: str = "file") -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{what} is not UTF-8 text (bad byte at offset {exc.start})", source) from None
+        raise InputError(
+            f"{what} is not UTF-8 text (bad byte at offset {exc.start})", source
+        ) from None
 
 
 def load_yaml(path: str | Path, what: str = "YAML file") -> dict[str, Any]:
@@ -37,6 +40,8 @@ def load_yaml(path: str | Path, what: str = "YAML file") -> dict[str, Any]:
     source = str(path)
     try:
         data = yaml.safe_load(text)
+    except RecursionError:
+        raise InputError("YAML nesting is too deep", source) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -45,7 +50,9 @@ def load_yaml(path: str | Path, what: str = "YAML file") -> dict[str, Any]:
     if data is None:
         raise InputError("file is empty", source)
     if not isinstance(data, dict):
-        raise InputError(f"expected a YAML mapping at the top level, got {type(data).__name__}", source)
+        raise InputError(
+            f"expected a YAML mapping at the top level, got {type(data).__name__}", source
+        )
     return data
 
 
@@ -87,6 +94,8 @@ def expect_int(value: Any, source: str | None, key: str, minimum: int | None = N
 def expect_number(value: Any, source: str | None, key: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(f"expected a number, got {value!r}", source, key)
+    if not math.isfinite(value):
+        raise InputError(f"must be a finite number, got {value}", source, key)
     if value < 0:
         raise InputError(f"must not be negative, got {value}", source, key)
     return value

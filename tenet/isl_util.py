@@ -25,22 +25,50 @@ def _parse_hint(text: str) -> str:
     return "not valid isl syntax"
 
 
+def _trailing_text(text: str) -> str:
+    """Whatever follows the closing brace of the first top-level `{ ... }` (isl ignores it)."""
+    depth = 0
+    for pos, char in enumerate(text):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return text[pos + 1 :].strip()
+    return ""
+
+
 def _parse(kind: type, text: object, source: str | None, key: str | None):
     if not isinstance(text, str):
         raise InputError(f"expected isl text (a string), got {type(text).__name__}", source, key)
     stripped = " ".join(text.split())
     try:
-        return kind(stripped)
+        obj = kind(stripped)
     except isl.Error:
-        raise InputError(f"isl cannot parse {stripped!r}: {_parse_hint(stripped)}", source, key)
+        raise InputError(
+            f"isl cannot parse {stripped!r}: {_parse_hint(stripped)}", source, key
+        ) from None
+    trailing = _trailing_text(stripped)
+    if trailing:
+        raise InputError(
+            f"unexpected text {trailing!r} after the closing brace in {stripped!r} "
+            "(put every piece inside one '{ ...; ... }')",
+            source,
+            key,
+        )
+    return obj
 
 
-def parse_union_set(text: object, source: str | None = None, key: str | None = None) -> isl.UnionSet:
+def parse_union_set(
+    text: object, source: str | None = None, key: str | None = None
+) -> isl.UnionSet:
     """Parse isl set text, raising InputError that names the file, key and text."""
     return _parse(isl.UnionSet, text, source, key)
 
 
-def parse_union_map(text: object, source: str | None = None, key: str | None = None) -> isl.UnionMap:
+def parse_union_map(
+    text: object, source: str | None = None, key: str | None = None
+) -> isl.UnionMap:
     """Parse isl relation text, raising InputError that names the file, key and text."""
     return _parse(isl.UnionMap, text, source, key)
 
@@ -51,20 +79,26 @@ def param_names(obj) -> list[str]:
     return [space.get_dim_name(isl.dim_type.param, i) for i in range(space.dim(isl.dim_type.param))]
 
 
-def fix_params(obj, values: Mapping[str, int], source: str | None = None, key: str | None = None):
+def fix_params(
+    obj,
+    values: Mapping[str, int],
+    source: str | None = None,
+    key: str | None = None,
+    hint: str = "declare it in the workload's 'params'",
+):
     """Substitute parameter values: `obj ∩ {params = values}`, parameters projected out."""
     names = param_names(obj)
     if not names:
         return obj
     missing = [n for n in names if n not in values]
     if missing:
-        raise InputError(
-            f"parameter {missing[0]!r} has no value (give it in 'params' or with --set {missing[0]}=N)",
-            source,
-            key,
-        )
+        raise InputError(f"parameter {missing[0]!r} has no value ({hint})", source, key)
     context = isl.Set(
-        "[" + ", ".join(names) + "] -> { : " + " and ".join(f"{n} = {values[n]}" for n in names) + " }"
+        "["
+        + ", ".join(names)
+        + "] -> { : "
+        + " and ".join(f"{n} = {values[n]}" for n in names)
+        + " }"
     )
     return obj.intersect_params(context).project_out_all_params()
 
@@ -83,7 +117,11 @@ def count(obj) -> int:
     if isinstance(obj, (isl.UnionMap, isl.Map, isl.BasicMap)):
         obj = obj.wrap()
     if isinstance(obj, (isl.Set, isl.BasicSet)):
-        obj = isl.UnionSet.from_set(obj) if isinstance(obj, isl.Set) else isl.UnionSet.from_basic_set(obj)
+        obj = (
+            isl.UnionSet.from_set(obj)
+            if isinstance(obj, isl.Set)
+            else isl.UnionSet.from_basic_set(obj)
+        )
     card = obj.card()
     pieces: list = []
     card.foreach_pw_qpolynomial(pieces.append)
@@ -137,8 +175,14 @@ def name_of_map_domain(umap: isl.UnionMap) -> list[tuple[str, int]]:
 
 
 @contextlib.contextmanager
-def operations_limit(max_operations: int = DEFAULT_MAX_OPERATIONS, what: str = "") -> Iterator[None]:
+def operations_limit(
+    max_operations: int = DEFAULT_MAX_OPERATIONS, what: str = "", source: str | None = None
+) -> Iterator[None]:
     """Run isl work under an operations quota; a blow-up becomes an IslLimitError."""
+    if max_operations < 0:
+        raise InputError(
+            f"the isl operations limit must be >= 0, got {max_operations}", "--max-isl-ops"
+        )
     ctx = isl.DEFAULT_CONTEXT
     old = ctx.get_max_operations()
     ctx.reset_operations()
@@ -150,7 +194,8 @@ def operations_limit(max_operations: int = DEFAULT_MAX_OPERATIONS, what: str = "
             raise IslLimitError(
                 f"isl exceeded {max_operations:,} operations{(' ' + what) if what else ''}; "
                 "the relations are too complex (raise --max-isl-ops, simplify the dataflow, "
-                "or count a small instance with 'tenet simulate')"
+                "or count a small instance with 'tenet simulate')",
+                source,
             ) from None
         raise
     finally:

@@ -9,6 +9,7 @@ from typing import Any
 import islpy as isl
 
 from .arch import Arch
+from .checks import dataflow_warnings, outside_array
 from .dataflow import BoundDataflow, Dataflow, bind_dataflow
 from .isl_util import DEFAULT_MAX_OPERATIONS, count, operations_limit, simplify
 from .relations import SpaceTime
@@ -70,11 +71,17 @@ class Analysis:
 
     @property
     def ingress_delay(self) -> int:
-        return self._side_unique("read") * self.word_bits // self.bandwidth_bits + self.avg_latency - 1
+        return (
+            self._side_unique("read") * self.word_bits // self.bandwidth_bits + self.avg_latency - 1
+        )
 
     @property
     def egress_delay(self) -> int:
-        return self._side_unique("write") * self.word_bits // self.bandwidth_bits + self.avg_latency - 1
+        return (
+            self._side_unique("write") * self.word_bits // self.bandwidth_bits
+            + self.avg_latency
+            - 1
+        )
 
     @property
     def latency(self) -> int:
@@ -160,8 +167,13 @@ def links_for(arch: Arch, tensor: str, side: str) -> tuple[int, ...]:
     return tuple(n for n, link in enumerate(arch.links) if link.serves(tensor, side))
 
 
-def count_volumes(space_time: SpaceTime, access: isl.UnionMap, reuse: isl.UnionMap,
-                  temporal: isl.UnionMap, spatial: isl.UnionMap) -> Volumes:
+def count_volumes(
+    space_time: SpaceTime,
+    access: isl.UnionMap,
+    reuse: isl.UnionMap,
+    temporal: isl.UnionMap,
+    spatial: isl.UnionMap,
+) -> Volumes:
     """total = |A|, unique = |A_D \\ (M;A_D)|, temporal = |A_D \\ (M_t;A_D)|, spatial = |A_D ∩ (M_x;A_D)|."""
     assignment = space_time.data_assignment(access)
 
@@ -176,10 +188,16 @@ def count_volumes(space_time: SpaceTime, access: isl.UnionMap, reuse: isl.UnionM
     )
 
 
-def analyze_bound(workload: Workload, arch: Arch, bound: BoundDataflow, dataflow_name: str,
-                  max_operations: int = DEFAULT_MAX_OPERATIONS) -> Analysis:
+def analyze_bound(
+    workload: Workload,
+    arch: Arch,
+    bound: BoundDataflow,
+    dataflow_name: str,
+    max_operations: int = DEFAULT_MAX_OPERATIONS,
+    source: str | None = None,
+) -> Analysis:
     """All counts for a dataflow already checked against its workload and arch."""
-    with operations_limit(max_operations, f"analyzing {dataflow_name!r}"):
+    with operations_limit(max_operations, f"analyzing {dataflow_name!r}", source):
         space_time = SpaceTime.of(bound, arch)
         temporal = space_time.temporal_relation()
         reuse_cache: dict[tuple[int, ...], tuple[isl.UnionMap, isl.UnionMap]] = {}
@@ -194,11 +212,14 @@ def analyze_bound(workload: Workload, arch: Arch, bound: BoundDataflow, dataflow
                 links = links_for(arch, tensor, side)
                 if links not in reuse_cache:
                     chosen = [arch.links[n] for n in links]
-                    reuse_cache[links] = (space_time.reuse_relation(chosen),
-                                          space_time.spatial_relation(chosen))
+                    reuse_cache[links] = (
+                        space_time.reuse_relation(chosen),
+                        space_time.spatial_relation(chosen),
+                    )
                 reuse, spatial = reuse_cache[links]
                 volumes[tensor][side] = count_volumes(space_time, access, reuse, temporal, spatial)
         instances = count(workload.domain)
+        stamps = count(space_time.stamp_domain)
         return Analysis(
             workload=workload.name,
             arch=arch.name,
@@ -208,17 +229,21 @@ def analyze_bound(workload: Workload, arch: Arch, bound: BoundDataflow, dataflow
             pe_count=arch.pe_count,
             active_pes=count(space_time.space_domain),
             time_steps=count(space_time.time_domain),
-            stamps=count(space_time.stamp_domain),
+            stamps=stamps,
             volumes=volumes,
             word_bits=arch.memory.word_bits,
             bandwidth_bits=arch.memory.bandwidth_bits,
             avg_latency=arch.memory.avg_latency,
             energy_constants=(arch.energy.mac, arch.energy.l1, arch.energy.l2),
+            warnings=dataflow_warnings(
+                outside_array(space_time), arch, workload, instances, stamps
+            ),
         )
 
 
-def analyze(workload: Workload, arch: Arch, dataflow: Dataflow,
-            max_operations: int = DEFAULT_MAX_OPERATIONS) -> Analysis:
+def analyze(
+    workload: Workload, arch: Arch, dataflow: Dataflow, max_operations: int = DEFAULT_MAX_OPERATIONS
+) -> Analysis:
     """All metrics of `semantics.md` for one workload, arch and dataflow."""
     bound = bind_dataflow(dataflow, workload, arch)
-    return analyze_bound(workload, arch, bound, dataflow.name, max_operations)
+    return analyze_bound(workload, arch, bound, dataflow.name, max_operations, dataflow.source)

@@ -18,7 +18,7 @@ def _is_name(text: str) -> bool:
 
 
 def resolve_arch(text: str) -> Path:
-    if Path(text).exists() or not _is_name(text):
+    if Path(text).is_file() or not _is_name(text):
         return Path(text)
     for root in preset_roots("archs"):
         if (root / f"{text}.yaml").is_file():
@@ -27,7 +27,9 @@ def resolve_arch(text: str) -> Path:
 
 
 def resolve_workload(text: str) -> Path:
-    if Path(text).exists() or not _is_name(text):
+    if Path(text).is_dir() and (Path(text) / "workload.yaml").is_file():
+        return Path(text) / "workload.yaml"
+    if Path(text).is_file() or not _is_name(text):
         return Path(text)
     for root in preset_roots("workloads"):
         if (root / text / "workload.yaml").is_file():
@@ -38,7 +40,7 @@ def resolve_workload(text: str) -> Path:
 def resolve_dataflow(text: str, workload_path: Path | None) -> Path:
     """A path; a dataflow NAME beside the workload (`dataflows/NAME.yaml`); or WORKLOAD/NAME."""
     path = Path(text)
-    if path.exists() or text.endswith((".yaml", ".yml")):
+    if path.is_file() or text.endswith((".yaml", ".yml")):
         return path
     if workload_path is not None and "/" not in text:
         candidate = workload_path.parent / "dataflows" / f"{text}.yaml"

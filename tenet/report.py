@@ -85,21 +85,53 @@ def analysis_tables(result: dict[str, Any]) -> list[Table]:
         summary.add_row(name, value if isinstance(value, str) else _num(value))
 
     tensors = Table(box=box.SIMPLE_HEAVY, title="per tensor (words)")
-    for col in ("tensor", "side", "total", "unique", "reuse", "temporal", "spatial",
-                "reuse factor", "IBW", "SBW"):
+    for col in (
+        "tensor",
+        "side",
+        "total",
+        "unique",
+        "reuse",
+        "temporal",
+        "spatial",
+        "reuse factor",
+        "IBW",
+        "SBW",
+    ):
         tensors.add_column(col, justify="left" if col in ("tensor", "side") else "right")
     for name, sides in result["tensors"].items():
         for side, v in sides.items():
             if v is None:
                 continue
-            tensors.add_row(name, side, *(_num(v[k]) for k in (
-                "total", "unique", "reuse", "temporal_reuse", "spatial_reuse", "reuse_factor", "ibw", "sbw")))
+            tensors.add_row(
+                name,
+                side,
+                *(
+                    _num(v[k])
+                    for k in (
+                        "total",
+                        "unique",
+                        "reuse",
+                        "temporal_reuse",
+                        "spatial_reuse",
+                        "reuse_factor",
+                        "ibw",
+                        "sbw",
+                    )
+                ),
+            )
     return [summary, tensors]
 
 
 def render_tables(tables: list[Table], color: bool | None = None, warnings: list[str] = ()) -> str:
-    console = Console(record=True, width=110, file=io.StringIO(), force_terminal=color,
-                      no_color=not color)
+    # Wide enough that rich never elides digits of an exact count; tables size to content.
+    console = Console(
+        record=True,
+        width=400,
+        file=io.StringIO(),
+        force_terminal=color,
+        no_color=not color,
+        soft_wrap=True,
+    )
     for table in tables:
         console.print(table)
     for warning in warnings:

@@ -12,9 +12,10 @@ from collections.abc import Callable
 import islpy as isl
 
 from .arch import Arch
+from .checks import dataflow_warnings, outside_array_message
 from .dataflow import Dataflow, bind_dataflow
 from .errors import InputError
-from .isl_util import maps_of, sets_of
+from .isl_util import count, maps_of, sets_of
 from .metrics import Analysis, Volumes, links_for
 from .workload import SIDES, Workload
 
@@ -27,28 +28,29 @@ def _coords(point: isl.Point, n: int) -> tuple[int, ...]:
     return tuple(point.get_coordinate_val(isl.dim_type.set, i).to_python() for i in range(n))
 
 
-def _points(uset: isl.UnionSet, limit: int | None = None, what: str = "points") -> list[tuple[str, tuple[int, ...]]]:
-    """All (tuple name, coordinates) of a finite set; InputError beyond `limit`."""
+def _points(uset: isl.UnionSet) -> list[tuple[str, tuple[int, ...]]]:
+    """All (tuple name, coordinates) of a finite set."""
     out: list[tuple[str, tuple[int, ...]]] = []
     for s in sets_of(uset):
         name, n = s.get_tuple_name() or "", s.dim(isl.dim_type.set)
-
-        def add(point: isl.Point, name=name, n=n) -> None:
-            out.append((name, _coords(point, n)))
-            if limit is not None and len(out) > limit:
-                raise _TooMany()
-
-        try:
-            s.foreach_point(add)
-        except _TooMany:
-            raise InputError(
-                f"more than {limit:,} {what}: too many to enumerate (raise --max-instances, or use 'tenet analyze')"
-            ) from None
+        s.foreach_point(lambda point, name=name, n=n: out.append((name, _coords(point, n))))
     return out
 
 
-class _TooMany(Exception):
-    pass
+def check_size(workload: Workload, max_instances: int) -> None:
+    """Refuse problems above `max_instances` before enumerating anything.
+
+    (The guard alone counts with barvinok; every metric below is enumerated.)
+    """
+    if max_instances < 1:
+        raise InputError(f"must be positive, got {max_instances}", "--max-instances")
+    size = count(workload.domain)
+    if size > max_instances:
+        raise InputError(
+            f"{size:,} instances is more than --max-instances {max_instances:,}: too many to enumerate "
+            "(raise --max-instances, shrink the problem with --set, or use 'tenet analyze')",
+            workload.source,
+        )
 
 
 def _pairs(umap: isl.UnionMap) -> list[tuple[Point, Point]]:
@@ -56,9 +58,12 @@ def _pairs(umap: isl.UnionMap) -> list[tuple[Point, Point]]:
     out = []
     for m in maps_of(umap):
         n_in, n_out = m.dim(isl.dim_type.in_), m.dim(isl.dim_type.out)
-        src, dst = m.get_tuple_name(isl.dim_type.in_) or "", m.get_tuple_name(isl.dim_type.out) or ""
+        src, dst = (
+            m.get_tuple_name(isl.dim_type.in_) or "",
+            m.get_tuple_name(isl.dim_type.out) or "",
+        )
 
-        def add(point: isl.Point) -> None:
+        def add(point: isl.Point, src=src, dst=dst, n_in=n_in, n_out=n_out) -> None:
             xs = _coords(point, n_in + n_out)
             out.append(((src, xs[:n_in]), (dst, xs[n_in:])))
 
@@ -66,19 +71,26 @@ def _pairs(umap: isl.UnionMap) -> list[tuple[Point, Point]]:
     return out
 
 
-def _stamps(space_map: isl.UnionMap, time_map: isl.UnionMap) -> dict[Point, tuple[Point, tuple[int, ...]]]:
+def _stamps(
+    space_map: isl.UnionMap, time_map: isl.UnionMap
+) -> dict[Point, tuple[Point, tuple[int, ...]]]:
     """instance -> (PE point, time coordinates)."""
     pe_of = dict(_pairs(space_map))
     time_of = dict(_pairs(time_map))
     return {inst: (pe_of[inst], time_of[inst][1]) for inst in pe_of}
 
 
-def simulate(workload: Workload, arch: Arch, dataflow: Dataflow,
-             max_instances: int = DEFAULT_MAX_INSTANCES,
-             progress: Callable[[int, int], None] | None = None) -> Analysis:
+def simulate(
+    workload: Workload,
+    arch: Arch,
+    dataflow: Dataflow,
+    max_instances: int = DEFAULT_MAX_INSTANCES,
+    progress: Callable[[int, int], None] | None = None,
+) -> Analysis:
     """Every metric of `analyze`, computed by enumeration (the test reference)."""
+    check_size(workload, max_instances)
     bound = bind_dataflow(dataflow, workload, arch)
-    instances = _points(workload.domain, max_instances, "instances")
+    instances = _points(workload.domain)
     stamps = _stamps(bound.space_map, bound.time_map)
     times = sorted({t for _, t in stamps.values()})
     position = {t: k for k, t in enumerate(times)}
@@ -134,19 +146,27 @@ def simulate(workload: Workload, arch: Arch, dataflow: Dataflow,
             volumes[tensor][side] = Volumes(len(pairs), unique, temporal_unique, spatial)
         if progress:
             progress(len(volumes), len(workload.tensors))
+    pe_points = set(_points(arch.pe_domain))
+    used = {pe for pe, _ in stamps.values()}
+    outside = sorted(used - pe_points)
+    example = f"{outside[0][0]}[{', '.join(map(str, outside[0][1]))}]" if outside else ""
+    n_stamps = len(set(stamps.values()))
     return Analysis(
         workload=workload.name,
         arch=arch.name,
         dataflow=dataflow.name,
         instances=len(instances),
         macs=len(instances) * workload.macs_per_instance,
-        pe_count=len(_points(arch.pe_domain)),
-        active_pes=len({pe for pe, _ in stamps.values()}),
+        pe_count=len(pe_points),
+        active_pes=len(used),
         time_steps=len(times),
-        stamps=len(set(stamps.values())),
+        stamps=n_stamps,
         volumes=volumes,
         word_bits=arch.memory.word_bits,
         bandwidth_bits=arch.memory.bandwidth_bits,
         avg_latency=arch.memory.avg_latency,
         energy_constants=(arch.energy.mac, arch.energy.l1, arch.energy.l2),
+        warnings=dataflow_warnings(
+            outside_array_message(len(outside), example), arch, workload, len(instances), n_stamps
+        ),
     )

@@ -13,7 +13,6 @@ from .einsum import parse_einsum
 from .errors import InputError
 from .io import check_keys, expect_int, expect_mapping, expect_str, load_yaml
 from .isl_util import (
-    count,
     fix_params,
     is_bounded,
     name_of_map_domain,
@@ -63,9 +62,7 @@ class _RawStatement:
     accesses: list[tuple[str, str, str, str]]  # (side, tensor, isl text, key)
 
 
-def _param_values(
-    raw: Any, overrides: Mapping[str, int] | None, source: str
-) -> dict[str, int]:
+def _param_values(raw: Any, overrides: Mapping[str, int] | None, source: str) -> dict[str, int]:
     values: dict[str, int] = {}
     if raw is not None:
         for name, value in expect_mapping(raw, source, "params").items():
@@ -78,9 +75,15 @@ def _param_values(
     return values
 
 
-def _einsum_statements(data: Mapping[str, Any], values: dict[str, int], source: str) -> list[_RawStatement]:
-    check_keys(data, ("name", "params", "einsum", "bounds", "statement", "macs_per_instance"),
-               ("einsum", "bounds"), source)
+def _einsum_statements(
+    data: Mapping[str, Any], values: dict[str, int], source: str
+) -> list[_RawStatement]:
+    check_keys(
+        data,
+        ("name", "params", "einsum", "bounds", "statement", "macs_per_instance"),
+        ("einsum", "bounds"),
+        source,
+    )
     einsum = parse_einsum(data["einsum"], source)
     bounds = expect_mapping(data["bounds"], source, "bounds")
     if not bounds:
@@ -88,14 +91,18 @@ def _einsum_statements(data: Mapping[str, Any], values: dict[str, int], source: 
     loops = [str(name) for name in bounds]
     for ref in (einsum.output, *einsum.inputs):
         for var in sorted(ref.variables() - set(loops) - set(values)):
-            raise InputError(f"index {var!r} of {ref.isl_tuple()} has no entry in 'bounds'", source, "einsum")
+            raise InputError(
+                f"index {var!r} of {ref.isl_tuple()} has no entry in 'bounds'", source, "einsum"
+            )
     statement = expect_str(data.get("statement", "S"), source, "statement")
     params = f"[{', '.join(values)}] -> " if values else ""
     constraints = []
     for loop, bound in bounds.items():
         key = f"bounds.{loop}"
         if isinstance(bound, bool) or not isinstance(bound, (int, str)):
-            raise InputError(f"expected an integer or a parameter expression, got {bound!r}", source, key)
+            raise InputError(
+                f"expected an integer or a parameter expression, got {bound!r}", source, key
+            )
         _check_positive_extent(str(bound), values, source, key)
         constraints.append(f"0 <= {loop} < {bound}")
     tuple_text = f"{statement}[{', '.join(loops)}]"
@@ -104,8 +111,14 @@ def _einsum_statements(data: Mapping[str, Any], values: dict[str, int], source: 
         ("read", ref.tensor, f"{params}{{ {tuple_text} -> {ref.isl_tuple()} }}", "einsum")
         for ref in einsum.inputs
     ]
-    accesses.append(("write", einsum.output.tensor,
-                     f"{params}{{ {tuple_text} -> {einsum.output.isl_tuple()} }}", "einsum"))
+    accesses.append(
+        (
+            "write",
+            einsum.output.tensor,
+            f"{params}{{ {tuple_text} -> {einsum.output.isl_tuple()} }}",
+            "einsum",
+        )
+    )
     return [_RawStatement(domain, "bounds", accesses)]
 
 
@@ -114,7 +127,8 @@ def _check_positive_extent(bound: str, values: dict[str, int], source: str, key:
     extent = parse_union_set(f"{params}{{ [x] : 0 <= x < {bound} }}", source, key)
     extent = fix_params(extent, values, source, key)
     if extent.is_empty():
-        raise InputError(f"size must be positive, got {bound!r} = {count(extent)} or less", source, key)
+        shown = f"{bound} = {values[bound]}" if bound in values else bound
+        raise InputError(f"size must be positive, got {shown}", source, key)
 
 
 def _isl_statements(data: Mapping[str, Any], source: str) -> list[_RawStatement]:
@@ -133,7 +147,9 @@ def _isl_statements(data: Mapping[str, Any], source: str) -> list[_RawStatement]
             for tensor, texts in tensors.items():
                 items = texts if isinstance(texts, list) else [texts]
                 for k, text in enumerate(items):
-                    akey = f"{prefix}.{key}.{tensor}" + (f"[{k}]" if isinstance(texts, list) else "")
+                    akey = f"{prefix}.{key}.{tensor}" + (
+                        f"[{k}]" if isinstance(texts, list) else ""
+                    )
                     accesses.append((side, str(tensor), expect_str(text, source, akey), akey))
         statements.append(_RawStatement(entry["domain"], f"{prefix}.domain", accesses))
     return statements
@@ -150,22 +166,34 @@ def build_workload(
     domains: dict[str, isl.UnionSet] = {}
     order: list[tuple[str, int]] = []
     accesses: dict[str, dict[str, isl.UnionMap]] = {side: {} for side in SIDES}
+    arity_of: dict[str, tuple[int, str]] = {}
     for raw in statements:
-        dom = fix_params(parse_union_set(raw.domain, source, raw.domain_key), values, source, raw.domain_key)
+        dom = fix_params(
+            parse_union_set(raw.domain, source, raw.domain_key), values, source, raw.domain_key
+        )
+        if dom.is_empty():
+            raise InputError("the iteration domain is empty", source, raw.domain_key)
         sets = sets_of(dom)
         if len(sets) != 1:
-            raise InputError("a statement domain must be one tuple, e.g. '{ S[i,j] : ... }'", source, raw.domain_key)
+            raise InputError(
+                "a statement domain must be one tuple, e.g. '{ S[i,j] : ... }'",
+                source,
+                raw.domain_key,
+            )
         stmt = sets[0].get_tuple_name()
         arity = sets[0].dim(isl.dim_type.set)
         if not stmt:
-            raise InputError("the statement tuple needs a name, e.g. S[i,j]", source, raw.domain_key)
+            raise InputError(
+                "the statement tuple needs a name, e.g. S[i,j]", source, raw.domain_key
+            )
         if stmt in domains:
             raise InputError(f"statement name {stmt!r} is used twice", source, raw.domain_key)
-        if dom.is_empty():
-            raise InputError("the iteration domain is empty", source, raw.domain_key)
         if not is_bounded(dom):
-            raise InputError("the iteration domain is unbounded (every loop needs an upper and lower bound)",
-                             source, raw.domain_key)
+            raise InputError(
+                "the iteration domain is unbounded (every loop needs an upper and lower bound)",
+                source,
+                raw.domain_key,
+            )
         domains[stmt] = dom
         order.append((stmt, arity))
         for side, tensor, text, key in raw.accesses:
@@ -174,14 +202,31 @@ def build_workload(
                 if (dname, darity) != (stmt, arity):
                     raise InputError(
                         f"access {text!r} starts from {dname}[{darity} dims], expected the statement {stmt}[{arity} dims]",
-                        source, key)
+                        source,
+                        key,
+                    )
             for rname, _ in name_of_map_range(rel):
                 if rname != tensor:
-                    raise InputError(f"access {text!r} reaches tensor {rname!r}, expected {tensor!r}", source, key)
+                    raise InputError(
+                        f"access {text!r} reaches tensor {rname!r}, expected {tensor!r}",
+                        source,
+                        key,
+                    )
             rel = rel.intersect_domain(dom)
             if not is_bounded(rel.wrap()):
-                raise InputError(f"access {text!r} touches unboundedly many elements (not a function of the loop indices?)",
-                                 source, key)
+                raise InputError(
+                    f"access {text!r} touches unboundedly many elements (not a function of the loop indices?)",
+                    source,
+                    key,
+                )
+            for rname, rarity in name_of_map_range(rel):
+                seen = arity_of.setdefault(rname, (rarity, key))
+                if seen[0] != rarity:
+                    raise InputError(
+                        f"tensor {rname} has {rarity} indices here but {seen[0]} at {seen[1]}",
+                        source,
+                        key,
+                    )
             side_map = accesses[side]
             side_map[tensor] = side_map[tensor].union(rel) if tensor in side_map else rel
     domain = None
@@ -196,6 +241,12 @@ def load_workload(path: str | Path, overrides: Mapping[str, int] | None = None) 
     data = load_yaml(path, "workload file")
     values = _param_values(data.get("params"), overrides, source)
     name = str(data.get("name") or Path(path).stem)
+    check_keys(
+        data,
+        ("name", "params", "einsum", "bounds", "statement", "statements", "macs_per_instance"),
+        (),
+        source,
+    )
     if "einsum" in data and "statements" in data:
         raise InputError("give either 'einsum' or 'statements', not both", source)
     if "einsum" in data:

@@ -28,7 +28,9 @@ def uniques(result: dict) -> tuple[int, int, int]:
     return t["A"]["read"]["unique"], t["B"]["read"]["unique"], t["C"]["write"]["unique"]
 
 
-@pytest.mark.parametrize("m,n,k", [(8, 8, 8), (16, 24, 5), (20, 12, 7), (256, 256, 256), (100, 36, 50)])
+@pytest.mark.parametrize(
+    "m,n,k", [(8, 8, 8), (16, 24, 5), (20, 12, 7), (256, 256, 256), (100, 36, 50)]
+)
 def test_gemm_output_stationary(m, n, k):
     # A enters each PE row once per column tile, B once per row tile, C leaves once.
     result = gemm_result(OS, m, n, k)
@@ -53,8 +55,12 @@ def test_closed_forms_match_simulation(m, n, k):
 def test_gemm_os_delays_by_hand():
     # 256^3 on 8x8: compute = MACs / 64; ingress = (2 * 2^21 words * 16 bits) / 64 + 16 - 1.
     result = gemm_result(OS, 256, 256, 256)
-    assert result["delay"] == {"ingress": 2 * 2**21 * 16 // 64 + 15, "egress": 65536 * 16 // 64 + 15,
-                               "compute": 256**3 // 64, "latency": 2 * 2**21 * 16 // 64 + 15}
+    assert result["delay"] == {
+        "ingress": 2 * 2**21 * 16 // 64 + 15,
+        "egress": 65536 * 16 // 64 + 15,
+        "compute": 256**3 // 64,
+        "latency": 2 * 2**21 * 16 // 64 + 15,
+    }
     # Time steps: 32 x 32 tiles, each 8+8+256-1 = 271 (i%8 + j%8 + k spans 0..270) steps.
     assert result["time_steps"] == 32 * 32 * 270
     # Energy: MACs + 2*1.68*(3 totals) + 2*18.61*(uniques), TENET's constants.

@@ -28,9 +28,13 @@ SMALL = {
 }
 
 # Which arch each preset dataflow runs on (by the suffix of its name), plus variants.
-ARCH_OF = {"8x8": ["systolic-8x8", "switch-8x8", "systolic-8x8-rev"], "64": ["chain-64"],
-           "256": ["chain-256"], "16x16": ["systolic-16x16", "systolic-16x16-down", "mesh-diag-16x16"],
-           "12x14": ["eyeriss-12x14"]}
+ARCH_OF = {
+    "8x8": ["systolic-8x8", "switch-8x8", "systolic-8x8-rev"],
+    "64": ["chain-64"],
+    "256": ["chain-256"],
+    "16x16": ["systolic-16x16", "systolic-16x16-up", "mesh-diag-16x16"],
+    "12x14": ["eyeriss-12x14"],
+}
 
 
 def preset_cases():
@@ -58,7 +62,7 @@ def test_preset_dataflows(workload_name, flow, arch_name):
 
 def loops_of(workload_name: str) -> list[str]:
     workload = load_workload(WORKLOADS / workload_name / "workload.yaml", SMALL[workload_name])
-    name, arity = workload.statements[0]
+    _name, arity = workload.statements[0]
     return [f"x{n}" for n in range(arity)], workload
 
 
@@ -69,56 +73,102 @@ def generated_dataflows(loops: list[str]) -> dict[str, tuple[str, str]]:
     last = rest[-1] if rest else "0"
     mid = rest[:-1]
     return {
-        "skewed": (f"{{ {n} -> PE[{a} % 4, {b} % 3] }}",
-                   f"{{ {n} -> T[floor({a}/4), floor({b}/3), {', '.join(mid + [''])}{a} % 4 + {b} % 3 + {last}] }}"),
-        "reverse-skew": (f"{{ {n} -> PE[3 - {a} % 4, {b} % 3] }}",
-                         f"{{ {n} -> T[floor({b}/3), {', '.join(mid + [''])}floor({a}/4), 2 * ({b} % 3) + {last}] }}"),
-        "halves": (f"{{ {n} -> PE[floor({last}/2) % 4, {a} % 3] }}",
-                   f"{{ {n} -> T[{', '.join(mid + [''])}floor({a}/3), {b}, floor({last}/8)] }}"),
+        "skewed": (
+            f"{{ {n} -> PE[{a} % 4, {b} % 3] }}",
+            f"{{ {n} -> T[floor({a}/4), floor({b}/3), {', '.join(mid + [''])}{a} % 4 + {b} % 3 + {last}] }}",
+        ),
+        "reverse-skew": (
+            f"{{ {n} -> PE[3 - {a} % 4, {b} % 3] }}",
+            f"{{ {n} -> T[floor({b}/3), {', '.join(mid + [''])}floor({a}/4), 2 * ({b} % 3) + {last}] }}",
+        ),
+        "halves": (
+            f"{{ {n} -> PE[floor({last}/2) % 4, {a} % 3] }}",
+            f"{{ {n} -> T[{', '.join(mid + [''])}floor({a}/3), {b}, floor({last}/8)] }}",
+        ),
         "shared-stamps": (f"{{ {n} -> PE[{a} % 4, 0] }}", f"{{ {n} -> T[floor({a}/4), {b}] }}"),
     }
 
 
 ARCH_4x3 = {
     "systolic": ["{ PE[i,j] -> PE[i-1,j] }", "{ PE[i,j] -> PE[i,j-1] }"],
-    "mesh": ["{ PE[i,j] -> PE[i-1,j] }", "{ PE[i,j] -> PE[i+1,j] }", "{ PE[i,j] -> PE[i,j-1] }",
-             "{ PE[i,j] -> PE[i,j+1] }"],
+    "mesh": [
+        "{ PE[i,j] -> PE[i-1,j] }",
+        "{ PE[i,j] -> PE[i+1,j] }",
+        "{ PE[i,j] -> PE[i,j-1] }",
+        "{ PE[i,j] -> PE[i,j+1] }",
+    ],
     "diagonal": ["{ PE[i,j] -> PE[i-1,j-1] }", "{ PE[i,j] -> PE[i+1,j-1] }"],
     "none": [],
 }
 
 
-@pytest.mark.parametrize("workload_name,shape,links",
-                         list(itertools.product(sorted(set(SMALL) - {"mmc"}), ["skewed", "reverse-skew", "halves", "shared-stamps"],
-                                                ["systolic", "mesh", "diagonal", "none"])))
+@pytest.mark.parametrize(
+    "workload_name,shape,links",
+    list(
+        itertools.product(
+            sorted(set(SMALL) - {"mmc"}),
+            ["skewed", "reverse-skew", "halves", "shared-stamps"],
+            ["systolic", "mesh", "diagonal", "none"],
+        )
+    ),
+)
 def test_generated_dataflows(tmp_path, workload_name, shape, links):
     loops, workload = loops_of(workload_name)
     stmt = workload.statements[0][0]
     space, time = generated_dataflows(loops)[shape]
     space, time = space.replace("S[", f"{stmt}["), time.replace("S[", f"{stmt}[")
-    arch = load_arch(write_yaml(tmp_path, "arch", {
-        "name": f"{links}-4x3", "pe": {"shape": [4, 3]},
-        "interconnect": [{"relation": r} for r in ARCH_4x3[links]]}))
-    dataflow = load_dataflow(write_yaml(tmp_path, "flow", {"name": shape, "space": space, "time": time}))
+    arch = load_arch(
+        write_yaml(
+            tmp_path,
+            "arch",
+            {
+                "name": f"{links}-4x3",
+                "pe": {"shape": [4, 3]},
+                "interconnect": [{"relation": r} for r in ARCH_4x3[links]],
+            },
+        )
+    )
+    dataflow = load_dataflow(
+        write_yaml(tmp_path, "flow", {"name": shape, "space": space, "time": time})
+    )
     assert_same(workload, arch, dataflow)
 
 
 LINK_OPTIONS = [
-    {"window": [0]}, {"window": [1]}, {"window": [0, 1]}, {"window": [2]}, {"window": [0, 3]},
-    {"tensors": ["A"]}, {"tensors": ["B", "C"]}, {"access": "read"}, {"access": "write"},
+    {"window": [0]},
+    {"window": [1]},
+    {"window": [0, 1]},
+    {"window": [2]},
+    {"window": [0, 3]},
+    {"tensors": ["A"]},
+    {"tensors": ["B", "C"]},
+    {"access": "read"},
+    {"access": "write"},
     {"tensors": ["C"], "access": "write", "window": [1]},
 ]
 
 
-@pytest.mark.parametrize("options", LINK_OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()))
+@pytest.mark.parametrize(
+    "options", LINK_OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items())
+)
 @pytest.mark.parametrize("flow", ["os-systolic-8x8", "ws-systolic-8x8", "ncf-nmk-8x8"])
 def test_link_options(tmp_path, options, flow):
     workload = load_workload(WORKLOADS / "gemm" / "workload.yaml", SMALL["gemm"])
-    arch = load_arch(write_yaml(tmp_path, "arch", {
-        "name": "options", "pe": {"shape": [8, 8]},
-        "interconnect": [{"relation": "{ PE[i,j] -> PE[i,j-1] }", **options},
-                         {"relation": "{ PE[i,j] -> PE[i-1,j] }"},
-                         {"relation": "{ PE[i,j] -> PE[i+1,j+1] }", **options}]}))
+    arch = load_arch(
+        write_yaml(
+            tmp_path,
+            "arch",
+            {
+                "name": "options",
+                "pe": {"shape": [8, 8]},
+                "interconnect": [
+                    {"relation": "{ PE[i,j] -> PE[i,j-1] }", **options},
+                    {"relation": "{ PE[i,j] -> PE[i-1,j] }"},
+                    {"relation": "{ PE[i,j] -> PE[i+1,j+1] }", **options},
+                ],
+            },
+        )
+    )
     assert_same(workload, arch, load_dataflow(WORKLOADS / "gemm" / "dataflows" / f"{flow}.yaml"))
 
 
@@ -129,9 +179,17 @@ def test_window_zero_only_reuses_same_step(tmp_path):
     flow = load_dataflow(WORKLOADS / "gemm" / "dataflows" / "os-systolic-8x8.yaml")
     results = {}
     for window in ([0], [1]):
-        arch = load_arch(write_yaml(tmp_path, f"w{window[0]}", {
-            "name": "row", "pe": {"shape": [8, 8]},
-            "interconnect": [{"relation": "{ PE[i,j] -> PE[i,j-1] }", "window": window}]}))
+        arch = load_arch(
+            write_yaml(
+                tmp_path,
+                f"w{window[0]}",
+                {
+                    "name": "row",
+                    "pe": {"shape": [8, 8]},
+                    "interconnect": [{"relation": "{ PE[i,j] -> PE[i,j-1] }", "window": window}],
+                },
+            )
+        )
         results[window[0]] = assert_same(workload, arch, flow)["tensors"]["A"]["read"]
     assert results[0]["unique"] == 8 * 8 * 4  # every use fetched
     assert results[1]["unique"] == 8 * 4  # enters once per row, flows right

@@ -9,17 +9,32 @@ from tenet import analyze, load_arch, load_dataflow, load_workload, simulate
 
 from .helpers import write_yaml
 
-ARCH = {"name": "systolic-2x2", "pe": {"shape": [2, 2]},
-        "interconnect": [{"relation": "{ PE[i,j] -> PE[i-1,j] }"},
-                         {"relation": "{ PE[i,j] -> PE[i,j-1] }"}]}
-DATAFLOW = {"name": "skewed", "space": "{ S[i,j,k] -> PE[i,j] }", "time": "{ S[i,j,k] -> T[i+j+k] }"}
+ARCH = {
+    "name": "systolic-2x2",
+    "pe": {"shape": [2, 2]},
+    "interconnect": [
+        {"relation": "{ PE[i,j] -> PE[i-1,j] }"},
+        {"relation": "{ PE[i,j] -> PE[i,j-1] }"},
+    ],
+}
+DATAFLOW = {
+    "name": "skewed",
+    "space": "{ S[i,j,k] -> PE[i,j] }",
+    "time": "{ S[i,j,k] -> T[i+j+k] }",
+}
 
 
 def gemm(extra: str = "") -> dict:
-    return {"name": "gemm-2x2x4", "statements": [{
-        "domain": f"{{ S[i,j,k] : 0 <= i < 2 and 0 <= j < 2 and 0 <= k < 4 {extra} }}",
-        "reads": {"A": "{ S[i,j,k] -> A[i,k] }", "B": "{ S[i,j,k] -> B[k,j] }"},
-        "writes": {"C": "{ S[i,j,k] -> C[i,j] }"}}]}
+    return {
+        "name": "gemm-2x2x4",
+        "statements": [
+            {
+                "domain": f"{{ S[i,j,k] : 0 <= i < 2 and 0 <= j < 2 and 0 <= k < 4 {extra} }}",
+                "reads": {"A": "{ S[i,j,k] -> A[i,k] }", "B": "{ S[i,j,k] -> B[k,j] }"},
+                "writes": {"C": "{ S[i,j,k] -> C[i,j] }"},
+            }
+        ],
+    }
 
 
 @pytest.fixture(params=[analyze, simulate], ids=["analyze", "simulate"])
@@ -28,9 +43,11 @@ def method(request):
 
 
 def run(tmp_path, method, workload):
-    return method(load_workload(write_yaml(tmp_path, "w", workload)),
-                  load_arch(write_yaml(tmp_path, "a", ARCH)),
-                  load_dataflow(write_yaml(tmp_path, "d", DATAFLOW))).to_dict()
+    return method(
+        load_workload(write_yaml(tmp_path, "w", workload)),
+        load_arch(write_yaml(tmp_path, "a", ARCH)),
+        load_dataflow(write_yaml(tmp_path, "d", DATAFLOW)),
+    ).to_dict()
 
 
 def test_first_four_steps(tmp_path, method):
