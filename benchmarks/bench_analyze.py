@@ -85,8 +85,8 @@ def main() -> None:
         )
         for exp in experiments:
             inputs = load_experiment(exp, args.tenet_data)
-            t_ours = best_of(args.repeat, lambda: analyze(*inputs))
-            t_plain = best_of(args.repeat, lambda: transcription(*inputs))
+            t_ours = best_of(args.repeat, lambda inputs=inputs: analyze(*inputs))
+            t_plain = best_of(args.repeat, lambda inputs=inputs: transcription(*inputs))
             ours.append(t_ours)
             plain.append(t_plain)
             name = str(exp.relative_to(args.tenet_data))
@@ -107,7 +107,9 @@ def main() -> None:
         workload = load_workload(
             ROOT / "workloads" / "gemm" / "workload.yaml", {"M": size, "N": size, "K": size}
         )
-        timings[size] = best_of(args.repeat, lambda: analyze(workload, arch, dataflow))
+        timings[size] = best_of(
+            args.repeat, lambda workload=workload: analyze(workload, arch, dataflow)
+        )
         print(f"{f'{size}^3':40} {timings[size]:10.3f}")
     print(f"16384^3 / 64^3 time ratio: {timings[16384] / timings[64]:.2f} (target <= 1.5)")
 
