@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -21,8 +22,9 @@ from .isl_util import (
     parse_union_set,
     sets_of,
 )
+from .topology import generate
 
-LINK_KINDS = ("forward",)
+LINK_KINDS = ("forward", "multicast")
 ACCESS_KINDS = ("read", "write", "both")
 
 
@@ -32,6 +34,8 @@ class Link:
 
     A value touched at (p', t') is reusable at (p, t) when p' ∈ relation(p) and
     t' = prev^w(t) for some w in `window` (0 = same step, 1 = previous used step).
+    A `multicast` relation is a symmetric group; within one step only a lexicographically
+    smaller member supplies a value, so a group sharing a value pays one fetch.
     """
 
     relation: isl.UnionMap
@@ -102,6 +106,20 @@ def check_pe_domain(domain: isl.UnionSet, source: str | None, key: str) -> tuple
     return name, sets[0].dim(isl.dim_type.set)
 
 
+def box_shape(domain: isl.UnionSet, source: str | None) -> list[int]:
+    """The shape [n0, n1, ...] of a PE domain that is a box starting at 0 (for topologies)."""
+    pe_set = sets_of(domain)[0]
+    shape = []
+    for k in range(pe_set.dim(isl.dim_type.set)):
+        low, high = pe_set.dim_min_val(k).to_python(), pe_set.dim_max_val(k).to_python()
+        if low != 0:
+            raise InputError("topology presets need PE indices starting at 0", source, "pe")
+        shape.append(high + 1)
+    if not domain.is_equal(pe_domain_from_shape(shape, pe_set.get_tuple_name())):
+        raise InputError("topology presets need a box-shaped PE array (use pe.shape)", source, "pe")
+    return shape
+
+
 def make_link(
     relation: isl.UnionMap,
     pe_domain: isl.UnionSet,
@@ -124,24 +142,40 @@ def make_link(
     return Link(relation=relation, label=text or str(relation), **options)
 
 
-def _parse_link(entry: Any, n: int, domain, pe, source: str) -> Link:
-    key = f"interconnect[{n}]"
+LINK_OPTIONS = ("kind", "window", "tensors", "access", "name")
+
+
+def _parse_topology(entry: Mapping[str, Any], key: str, domain, pe, source: str) -> list[Link]:
+    """A `topology:` entry: a preset's links, with window/tensors/access/name overrides."""
+    name = expect_str(entry["topology"], source, f"{key}.topology")
+    if "kind" in entry:
+        raise InputError("a topology sets its own link kinds", source, f"{key}.kind")
+    options = {k: v for k, v in entry.items() if k not in ("topology", *LINK_OPTIONS)}
+    shape = box_shape(domain, source)
+    try:
+        specs = generate(name, shape, options)
+    except InputError as exc:
+        raise InputError(exc.message, source, f"{key}.{exc.key or 'topology'}") from None
+    links = []
+    for spec in specs:
+        merged = {
+            "relation": spec.relation,
+            "kind": spec.kind,
+            "window": list(spec.window),
+            "access": spec.access,
+            "name": f"{entry.get('name', name)}: {spec.name}",
+        }
+        merged.update({k: entry[k] for k in ("window", "tensors", "access") if k in entry})
+        links.append(_parse_link(merged, key, domain, pe, source))
+    return links
+
+
+def _parse_link(entry: Any, key: str, domain, pe, source: str) -> Link:
+    """A `relation` entry with its options."""
     if isinstance(entry, str):
         entry = {"relation": entry}
     entry = expect_mapping(entry, source, key)
-    if "topology" in entry:
-        raise InputError(
-            "topology presets are not supported yet; write the link as 'relation'",
-            source,
-            f"{key}.topology",
-        )
-    check_keys(
-        entry,
-        ("relation", "kind", "window", "tensors", "access", "name"),
-        ("relation",),
-        source,
-        key + ".",
-    )
+    check_keys(entry, ("relation", *LINK_OPTIONS), ("relation",), source, key + ".")
     text = expect_str(entry["relation"], source, f"{key}.relation")
     relation = parse_union_map(text, source, f"{key}.relation")
     kind = entry.get("kind", "forward")
@@ -168,7 +202,7 @@ def _parse_link(entry: Any, n: int, domain, pe, source: str) -> Link:
             f"expected one of {', '.join(ACCESS_KINDS)}, got {access!r}", source, f"{key}.access"
         )
     label = str(entry.get("name") or text)
-    return make_link(
+    link = make_link(
         relation,
         domain,
         pe,
@@ -180,6 +214,28 @@ def _parse_link(entry: Any, n: int, domain, pe, source: str) -> Link:
         tensors=tensors,
         access=access,
     )
+    if kind == "multicast" and not link.relation.is_equal(link.relation.reverse()):
+        raise InputError(
+            f"a multicast relation must be symmetric (a group); {text!r} is not",
+            source,
+            f"{key}.relation",
+        )
+    return link
+
+
+def parse_interconnect(raw: Any, domain, pe, source: str) -> list[Link]:
+    """The `interconnect` list: `relation` entries and `topology` presets, in order."""
+    raw = raw or []
+    if not isinstance(raw, list):
+        raise InputError("expected a list of links", source, "interconnect")
+    links: list[Link] = []
+    for n, entry in enumerate(raw):
+        key = f"interconnect[{n}]"
+        if isinstance(entry, Mapping) and "topology" in entry:
+            links.extend(_parse_topology(entry, key, domain, pe, source))
+        else:
+            links.append(_parse_link(entry, key, domain, pe, source))
+    return links
 
 
 def _memory(raw: Any, source: str) -> Memory:
@@ -228,10 +284,7 @@ def load_arch(path: str | Path) -> Arch:
             hint="the PE domain takes no parameters",
         )
     pe_tuple = check_pe_domain(domain, source, "pe")
-    raw_links = data.get("interconnect") or []
-    if not isinstance(raw_links, list):
-        raise InputError("expected a list of links", source, "interconnect")
-    links = [_parse_link(entry, n, domain, pe_tuple, source) for n, entry in enumerate(raw_links)]
+    links = parse_interconnect(data.get("interconnect"), domain, pe_tuple, source)
     return Arch(
         name=str(data.get("name") or Path(path).stem),
         pe_domain=domain,

@@ -79,6 +79,16 @@ def same_step_cycles(arch: Arch) -> str | None:
     )
 
 
+def idle_links(arch: Arch, used: set[int]) -> list[str]:
+    """Links that could serve no value of any tensor: often a reversed direction."""
+    return [
+        f"interconnect link {link.label!r} carries no reuse for any tensor of this dataflow "
+        "(check its direction: receiver -> sender)"
+        for n, link in enumerate(arch.links)
+        if n not in used
+    ]
+
+
 def dataflow_warnings(
     outside: str | None, arch: Arch, workload: Workload, instances: int, stamps: int
 ) -> list[str]:

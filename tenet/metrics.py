@@ -9,7 +9,7 @@ from typing import Any
 import islpy as isl
 
 from .arch import Arch
-from .checks import dataflow_warnings, outside_array
+from .checks import dataflow_warnings, idle_links, outside_array
 from .dataflow import BoundDataflow, Dataflow, bind_dataflow
 from .isl_util import DEFAULT_MAX_OPERATIONS, count, operations_limit, simplify
 from .relations import SpaceTime
@@ -24,6 +24,7 @@ class Volumes:
     unique: int
     temporal_unique: int  # |A_D \ (M_t ; A_D)|
     spatial_reuse: int
+    carried: dict[int, int] = field(default_factory=dict)  # link index -> values it serves
 
     @property
     def reuse(self) -> int:
@@ -57,6 +58,9 @@ class Analysis:
     avg_latency: int
     energy_constants: tuple[Fraction, Fraction, Fraction]
     warnings: list[str] = field(default_factory=list)
+    links: list[tuple[str, str, tuple[int, ...]]] = field(
+        default_factory=list
+    )  # name, kind, window
 
     @property
     def avg_active_pes(self) -> float:
@@ -112,6 +116,31 @@ class Analysis:
     def energy(self) -> float:
         return float(self.energy_exact)
 
+    def link_traffic(self) -> list[dict[str, Any]]:
+        """Per interconnect entry: values it serves per tensor and side, and per step.
+
+        A value is served by the PE's own previous step first, then by the links in
+        the arch's order, so the values of all links plus temporal reuse equal the reuse.
+        """
+        out = []
+        for n, (name, kind, window) in enumerate(self.links):
+            values = {
+                tensor: {side: v.carried.get(n, 0) for side, v in sides.items() if v is not None}
+                for tensor, sides in self.volumes.items()
+            }
+            total = sum(x for sides in values.values() for x in sides.values())
+            out.append(
+                {
+                    "name": name,
+                    "kind": kind,
+                    "window": list(window),
+                    "values": values,
+                    "total": total,
+                    "per_step": total / self.compute_delay,
+                }
+            )
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         """The contract's JSON object (plus `accesses`, `bandwidth` and `warnings`)."""
         compute = self.compute_delay
@@ -157,6 +186,7 @@ class Analysis:
             "energy": self.energy,
             "tensors": tensors,
             "accesses": {tensor: self.l1_l2(tensor) for tensor in self.volumes},
+            "links": self.link_traffic(),
             "bandwidth": {"ibw": ibw_sum, "sbw": sbw_sum},
             "warnings": list(self.warnings),
         }
@@ -170,21 +200,35 @@ def links_for(arch: Arch, tensor: str, side: str) -> tuple[int, ...]:
 def count_volumes(
     space_time: SpaceTime,
     access: isl.UnionMap,
-    reuse: isl.UnionMap,
     temporal: isl.UnionMap,
+    link_relations: list[tuple[int, isl.UnionMap]],
     spatial: isl.UnionMap,
+    used_links: set[int],
 ) -> Volumes:
-    """total = |A|, unique = |A_D \\ (M;A_D)|, temporal = |A_D \\ (M_t;A_D)|, spatial = |A_D ∩ (M_x;A_D)|."""
+    """total = |A|; temporal = |A_D \\ (M_t;A_D)|; then each link, in order, serves what is
+    still unserved; unique = |A_D \\ (M;A_D)| is what no source serves;
+    spatial = |A_D ∩ (M_x;A_D)|. Links that could serve something join `used_links`."""
     assignment = space_time.data_assignment(access)
 
     def reachable(rel: isl.UnionMap) -> isl.UnionMap:
         return simplify(rel.apply_range(assignment))
 
+    remaining = assignment.subtract(reachable(temporal))
+    temporal_unique = left = count(remaining)
+    carried = {}
+    for index, rel in link_relations:
+        reach = reachable(rel)
+        if index not in used_links and not assignment.intersect(reach).is_empty():
+            used_links.add(index)
+        remaining = remaining.subtract(reach)
+        now = count(remaining)
+        carried[index], left = left - now, now
     return Volumes(
         total=count(access),
-        unique=count(assignment.subtract(reachable(reuse))),
-        temporal_unique=count(assignment.subtract(reachable(temporal))),
+        unique=left,
+        temporal_unique=temporal_unique,
         spatial_reuse=count(assignment.intersect(reachable(spatial))),
+        carried=carried,
     )
 
 
@@ -200,7 +244,9 @@ def analyze_bound(
     with operations_limit(max_operations, f"analyzing {dataflow_name!r}", source):
         space_time = SpaceTime.of(bound, arch)
         temporal = space_time.temporal_relation()
-        reuse_cache: dict[tuple[int, ...], tuple[isl.UnionMap, isl.UnionMap]] = {}
+        link_relations = [space_time.link_relation(link) for link in arch.links]
+        spatial_cache: dict[tuple[int, ...], isl.UnionMap] = {}
+        used_links: set[int] = set()
         volumes: dict[str, dict[str, Volumes | None]] = {}
         for tensor in workload.tensors:
             volumes[tensor] = {}
@@ -210,14 +256,18 @@ def analyze_bound(
                     volumes[tensor][side] = None
                     continue
                 links = links_for(arch, tensor, side)
-                if links not in reuse_cache:
-                    chosen = [arch.links[n] for n in links]
-                    reuse_cache[links] = (
-                        space_time.reuse_relation(chosen),
-                        space_time.spatial_relation(chosen),
+                if links not in spatial_cache:
+                    spatial_cache[links] = space_time.spatial_relation(
+                        [arch.links[n] for n in links]
                     )
-                reuse, spatial = reuse_cache[links]
-                volumes[tensor][side] = count_volumes(space_time, access, reuse, temporal, spatial)
+                volumes[tensor][side] = count_volumes(
+                    space_time,
+                    access,
+                    temporal,
+                    [(n, link_relations[n]) for n in links],
+                    spatial_cache[links],
+                    used_links,
+                )
         instances = count(workload.domain)
         stamps = count(space_time.stamp_domain)
         return Analysis(
@@ -235,9 +285,9 @@ def analyze_bound(
             bandwidth_bits=arch.memory.bandwidth_bits,
             avg_latency=arch.memory.avg_latency,
             energy_constants=(arch.energy.mac, arch.energy.l1, arch.energy.l2),
-            warnings=dataflow_warnings(
-                outside_array(space_time), arch, workload, instances, stamps
-            ),
+            warnings=dataflow_warnings(outside_array(space_time), arch, workload, instances, stamps)
+            + idle_links(arch, used_links),
+            links=[(link.label, link.kind, link.window) for link in arch.links],
         )
 
 

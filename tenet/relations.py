@@ -71,22 +71,29 @@ class SpaceTime:
         return simplify(self.stamp_to_instance.apply_range(access))
 
     def link_reuse(self, link: Link, exclude_self: bool = False) -> isl.UnionMap:
-        """{ (p,t) -> (p',t') : p' ∈ link(p), t' ∈ prev^w(t), w ∈ window } (p ≠ p' if exclude_self)."""
+        """{ (p,t) -> (p',t') : p' ∈ link(p), t' ∈ prev^w(t), w ∈ window } (p ≠ p' if exclude_self).
+
+        For a multicast group at w = 0 only senders p' lexicographically below p count.
+        """
         rel = link.relation.intersect_domain(self.space_domain)
         if exclude_self:
             rel = rel.subtract(self.pe_domain.identity())
-        return rel.product(self.windows(link.window))
+        if link.kind != "multicast":
+            return rel.product(self.windows(link.window))
+        lower = rel.intersect(self.pe_domain.lex_gt_union_set(self.pe_domain))
+        parts = [(lower if w == 0 else rel).product(self.window(w)) for w in link.window]
+        out = parts[0]
+        for part in parts[1:]:
+            out = out.union(part)
+        return out
 
     def temporal_relation(self) -> isl.UnionMap:
         """M_t = { (p,t) -> (p, prev(t)) }: a PE's own previous step."""
         return simplify(self.space_domain.identity().product(self.prev))
 
-    def reuse_relation(self, links: list[Link]) -> isl.UnionMap:
-        """M = ({(p,t) -> (p,prev t)} ∪ ⋃_l link_l × window_l) \\ identity (TENET's default)."""
-        rel = self.temporal_relation()
-        for link in links:
-            rel = rel.union(self.link_reuse(link))
-        return simplify(rel.subtract(self.stamp_domain.identity()))
+    def link_relation(self, link: Link) -> isl.UnionMap:
+        """M_l = link_reuse(link) \\ identity; M = M_t ∪ ⋃_l M_l is TENET's reuse relation."""
+        return simplify(self.link_reuse(link).subtract(self.stamp_domain.identity()))
 
     def spatial_relation(self, links: list[Link]) -> isl.UnionMap:
         """M_x = ⋃_l { (p,t) -> (p',t') : p' ∈ link_l(p) \\ {p}, t' ∈ window_l(t) }."""

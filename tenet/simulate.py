@@ -12,7 +12,7 @@ from collections.abc import Callable
 import islpy as isl
 
 from .arch import Arch
-from .checks import dataflow_warnings, outside_array_message
+from .checks import dataflow_warnings, idle_links, outside_array_message
 from .dataflow import Dataflow, bind_dataflow
 from .errors import InputError
 from .isl_util import count, maps_of, sets_of
@@ -107,6 +107,7 @@ def simulate(
         neighbours.append(table)
 
     volumes: dict[str, dict[str, Volumes | None]] = {}
+    used_links: set[int] = set()
     for tensor in workload.tensors:
         volumes[tensor] = {}
         for side in SIDES:
@@ -118,32 +119,45 @@ def simulate(
             touched: dict[tuple[Point, tuple[int, ...]], set[Point]] = defaultdict(set)
             for inst, element in pairs:
                 touched[stamps[inst]].add(element)
-            chosen = [(arch.links[n], neighbours[n]) for n in links_for(arch, tensor, side)]
+            chosen = links_for(arch, tensor, side)
             unique = temporal_unique = spatial = 0
+            carried = dict.fromkeys(chosen, 0)
             for (pe, t), elements in touched.items():
-                here = (pe, t)
                 before = earlier(t, 1)
                 own = touched.get((pe, before), set()) if before is not None else set()
-                sources: list[set[Point]] = [own]
+                by_link: dict[int, list[set[Point]]] = {}
                 spatial_sources: list[set[Point]] = []
-                for link, table in chosen:
-                    for other in table.get(pe, ()):
+                for n in chosen:
+                    link, held_by = arch.links[n], []
+                    for other in neighbours[n].get(pe, ()):
                         for w in link.window:
                             t2 = earlier(t, w)
-                            if t2 is None or (other, t2) == here:
+                            if t2 is None or (other, t2) == (pe, t):
                                 continue
+                            if link.kind == "multicast" and w == 0 and not other[1] < pe[1]:
+                                continue  # same step: only a smaller group member supplies
                             held = touched.get((other, t2), set())
-                            sources.append(held)
+                            held_by.append(held)
                             if other != pe:
                                 spatial_sources.append(held)
+                    by_link[n] = held_by
                 for element in elements:
-                    if not any(element in held for held in sources):
-                        unique += 1
-                    if element not in own:
-                        temporal_unique += 1
                     if any(element in held for held in spatial_sources):
                         spatial += 1
-            volumes[tensor][side] = Volumes(len(pairs), unique, temporal_unique, spatial)
+                    for n in chosen:
+                        if any(element in held for held in by_link[n]):
+                            used_links.add(n)
+                    if element in own:
+                        continue
+                    temporal_unique += 1
+                    server = next(
+                        (n for n in chosen if any(element in h for h in by_link[n])), None
+                    )
+                    if server is None:
+                        unique += 1
+                    else:
+                        carried[server] += 1
+            volumes[tensor][side] = Volumes(len(pairs), unique, temporal_unique, spatial, carried)
         if progress:
             progress(len(volumes), len(workload.tensors))
     pe_points = set(_points(arch.pe_domain))
@@ -166,7 +180,9 @@ def simulate(
         bandwidth_bits=arch.memory.bandwidth_bits,
         avg_latency=arch.memory.avg_latency,
         energy_constants=(arch.energy.mac, arch.energy.l1, arch.energy.l2),
+        links=[(link.label, link.kind, link.window) for link in arch.links],
         warnings=dataflow_warnings(
             outside_array_message(len(outside), example), arch, workload, len(instances), n_stamps
-        ),
+        )
+        + idle_links(arch, used_links),
     )
