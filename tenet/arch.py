@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,7 @@ class Link:
     tensors: tuple[str, ...] | None = None
     access: str = "both"
     label: str = ""
+    entry: str = ""  # the interconnect entry it came from (a topology gives several links)
 
     def serves(self, tensor: str, side: str) -> bool:
         """Whether this link may carry values of `tensor` on access side `side`."""
@@ -166,7 +167,8 @@ def _parse_topology(entry: Mapping[str, Any], key: str, domain, pe, source: str)
             "name": f"{entry.get('name', name)}: {spec.name}",
         }
         merged.update({k: entry[k] for k in ("window", "tensors", "access") if k in entry})
-        links.append(_parse_link(merged, key, domain, pe, source))
+        link = _parse_link(merged, key, domain, pe, source)
+        links.append(replace(link, entry=f"{key} ({entry.get('name', name)})"))
     return links
 
 
@@ -234,7 +236,8 @@ def parse_interconnect(raw: Any, domain, pe, source: str) -> list[Link]:
         if isinstance(entry, Mapping) and "topology" in entry:
             links.extend(_parse_topology(entry, key, domain, pe, source))
         else:
-            links.append(_parse_link(entry, key, domain, pe, source))
+            link = _parse_link(entry, key, domain, pe, source)
+            links.append(replace(link, entry=f"{key} ({link.label})"))
     return links
 
 
@@ -296,4 +299,22 @@ def load_arch(path: str | Path) -> Arch:
         memory=_memory(data.get("memory"), source),
         energy=_energy(data.get("energy"), source),
         source=source,
+    )
+
+
+def with_topology(arch: Arch, topology: str) -> Arch:
+    """The same PE array with its interconnect replaced by one topology preset."""
+    pe = (arch.pe_tuple, arch.pe_arity)
+    links = _parse_topology({"topology": topology}, topology, arch.pe_domain, pe, arch.source)
+    return Arch(
+        name=f"{arch.name}+{topology}",
+        pe_domain=arch.pe_domain,
+        pe_tuple=arch.pe_tuple,
+        pe_arity=arch.pe_arity,
+        pe_count=arch.pe_count,
+        links=links,
+        macs_per_pe=arch.macs_per_pe,
+        memory=arch.memory,
+        energy=arch.energy,
+        source=arch.source,
     )

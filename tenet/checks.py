@@ -80,12 +80,16 @@ def same_step_cycles(arch: Arch) -> str | None:
 
 
 def idle_links(arch: Arch, used: set[int]) -> list[str]:
-    """Links that could serve no value of any tensor: often a reversed direction."""
+    """Interconnect entries none of whose links could serve a value: often a reversed direction."""
+    entries: dict[str, bool] = {}
+    for n, link in enumerate(arch.links):
+        key = link.entry or link.label
+        entries[key] = entries.get(key, False) or n in used
     return [
-        f"interconnect link {link.label!r} carries no reuse for any tensor of this dataflow "
+        f"interconnect {entry} carries no reuse for any tensor of this dataflow "
         "(check its direction: receiver -> sender)"
-        for n, link in enumerate(arch.links)
-        if n not in used
+        for entry, is_used in entries.items()
+        if not is_used
     ]
 
 

@@ -9,15 +9,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .arch import load_arch
+from .arch import Arch, load_arch, with_topology
 from .dataflow import load_dataflow
 from .errors import InputError, TenetError
 from .isl_util import DEFAULT_MAX_OPERATIONS
 from .metrics import analyze
+from .plots import comparison_plot
 from .presets import list_presets, resolve_arch, resolve_dataflow, resolve_workload
-from .report import FORMATS, render
+from .report import FORMATS, render, render_comparison
 from .simulate import DEFAULT_MAX_INSTANCES, simulate
 from .tenet_files import load_tenet
+from .topology import TOPOLOGIES
 from .workload import load_workload
 
 
@@ -120,6 +122,51 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_output(p)
 
+    p = sub.add_parser(
+        "compare",
+        help="one workload + dataflow on several archs or topologies, side by side",
+        description="Analyze one workload and dataflow on several archs (-a repeated) or on "
+        "several interconnect topologies of one PE array (-a FILE --topologies a,b,...); "
+        "the best value of each row is marked.",
+    )
+    group = p.add_argument_group("inputs")
+    group.add_argument(
+        "-w", "--workload", metavar="FILE", required=True, help="workload YAML or preset"
+    )
+    group.add_argument(
+        "-d", "--dataflow", metavar="FILE", required=True, help="dataflow YAML or name"
+    )
+    group.add_argument(
+        "-a",
+        "--arch",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="architecture YAML or preset (repeat to compare several)",
+    )
+    group.add_argument(
+        "--topologies",
+        metavar="NAME,NAME,...",
+        help="topology presets applied to the PE array of the one -a arch "
+        f"(known: {', '.join(TOPOLOGIES)})",
+    )
+    group.add_argument(
+        "--set",
+        action="append",
+        metavar="NAME=VALUE",
+        default=[],
+        help="override a workload parameter (repeatable)",
+    )
+    p.add_argument(
+        "--max-isl-ops",
+        type=int,
+        default=DEFAULT_MAX_OPERATIONS,
+        metavar="N",
+        help="isl operations limit per analysis, 0 = none",
+    )
+    _add_output(p)
+    p.add_argument("--plot", metavar="FILE.png", help="also draw a grouped bar chart")
+
     sub.add_parser("presets", help="list the preset archs, workloads and dataflows")
     return parser
 
@@ -157,7 +204,39 @@ def emit(text: str, output: str | None) -> None:
         sys.stdout.write(text)
 
 
+def compare_archs(args: argparse.Namespace) -> list[Arch]:
+    """The archs of `tenet compare`: several -a files, or topologies on one PE array."""
+    if not args.arch:
+        raise InputError("give at least one -a/--arch")
+    archs = [load_arch(resolve_arch(a)) for a in args.arch]
+    if args.topologies:
+        if len(archs) != 1:
+            raise InputError(
+                "--topologies applies to the PE array of exactly one -a arch", "--topologies"
+            )
+        names = [n.strip() for n in args.topologies.split(",") if n.strip()]
+        if not names:
+            raise InputError("expected a comma-separated list of topology names", "--topologies")
+        return [with_topology(archs[0], name) for name in names]
+    return archs
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    workload_path = resolve_workload(args.workload)
+    workload = load_workload(workload_path, parse_sets(args.set))
+    dataflow = load_dataflow(resolve_dataflow(args.dataflow, workload_path))
+    archs = compare_archs(args)
+    results = [analyze(workload, arch, dataflow, args.max_isl_ops).to_dict() for arch in archs]
+    if args.plot:
+        comparison_plot(workload.name, dataflow.name, results, args.plot)
+    color = args.format == "table" and not args.output and sys.stdout.isatty()
+    emit(render_comparison(workload.name, dataflow.name, results, args.format, color), args.output)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.command == "compare":
+        return run_compare(args)
     if args.command == "presets":
         presets = list_presets()
         lines = ["archs:"] + [f"  {a}" for a in presets["archs"]]

@@ -148,3 +148,34 @@ def render(results: list[dict[str, Any]], fmt: str, color: bool = False) -> str:
     tables = [t for r in results for t in analysis_tables(r)]
     warnings = [w for r in results for w in r.get("warnings", [])]
     return render_tables(tables, color, warnings)
+
+
+def comparison_table(workload: str, dataflow: str, results: list[dict[str, Any]]) -> Table:
+    """Side-by-side table; the best value of each ranked row is starred."""
+    from .compare import comparison_rows
+
+    table = Table(title=f"{workload} · {dataflow} (* = best)", box=box.SIMPLE_HEAVY)
+    table.add_column("metric", style="bold")
+    for result in results:
+        table.add_column(result["arch"], justify="right")
+    for row in comparison_rows(results):
+        best = row.best()
+        cells = []
+        for n, value in enumerate(row.values):
+            text = f"{value:.2%}" if row.kind == "utilization" else _num(value)
+            cells.append(f"[green]*{text}[/green]" if n in best else text)
+        table.add_row(row.label, *cells)
+    return table
+
+
+def render_comparison(
+    workload: str, dataflow: str, results: list[dict[str, Any]], fmt: str, color: bool = False
+) -> str:
+    from .compare import comparison_json
+
+    if fmt == "json":
+        return to_json(comparison_json(workload, dataflow, results)) + "\n"
+    if fmt == "csv":
+        return to_csv(results)
+    warnings = [f"{r['arch']}: {w}" for r in results for w in r.get("warnings", [])]
+    return render_tables([comparison_table(workload, dataflow, results)], color, warnings)

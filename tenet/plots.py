@@ -1,0 +1,54 @@
+"""Pictures (matplotlib, an optional dependency: `pip install tenet[plot]`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError
+
+
+def _pyplot():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise InputError("plotting needs matplotlib: pip install 'tenet[plot]'", "--plot") from None
+    return plt
+
+
+def comparison_plot(
+    workload: str, dataflow: str, results: list[dict[str, Any]], path: str | Path
+) -> None:
+    """Grouped bars: unique volume per tensor side, and latency and energy (relative to
+    the first arch), one bar per arch in each group."""
+    plt = _pyplot()
+    groups, values = [], []
+    for tensor, sides in results[0]["tensors"].items():
+        for side, v in sides.items():
+            if v is not None:
+                groups.append(f"{tensor} {side}\nunique")
+                values.append([r["tensors"][tensor][side]["unique"] for r in results])
+    groups += ["latency", "energy", "link traffic"]
+    values.append([r["delay"]["latency"] for r in results])
+    values.append([r["energy"] for r in results])
+    values.append([sum(link["total"] for link in r["links"]) for r in results])
+    fig, ax = plt.subplots(figsize=(min(16.0, 3.0 + 1.3 * len(groups)), 4.5))
+    width = 0.8 / len(results)
+    for n, result in enumerate(results):
+        heights = [row[n] / max(max(row), 1) for row in values]
+        xs = [g + (n - (len(results) - 1) / 2) * width for g in range(len(groups))]
+        ax.bar(xs, heights, width, label=result["arch"])
+    ax.set_xticks(range(len(groups)), groups, fontsize=8)
+    ax.set_ylabel("relative to the largest in each group")
+    ax.set_title(f"{workload} · {dataflow}")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    try:
+        fig.savefig(path, dpi=120)
+    except OSError as exc:
+        raise InputError(f"cannot write plot: {exc.strerror}", str(path)) from None
+    finally:
+        plt.close(fig)
