@@ -1,40 +1,29 @@
 """Brute-force reference: the same metrics by enumerating every instance.
 
-No barvinok here: isl only lists the points of the (finite) relations; all reuse
-logic is plain Python over dictionaries, written independently of `relations.py`.
+No barvinok here. Instances are listed and the dataflow and access functions are
+evaluated point by point (numpy, see `points.py`); each (PE, step, element) a PE
+touches is then checked against every source the semantics allow: the PE's own
+previous step and each link's senders at each window distance. This is written
+independently of `relations.py` and is what the engine is tested against.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 
-import islpy as isl
+import numpy as np
 
 from .arch import Arch
 from .checks import dataflow_warnings, idle_links, outside_array_message
-from .dataflow import Dataflow, bind_dataflow
+from .dataflow import BoundDataflow, Dataflow, bind_dataflow
 from .errors import InputError
 from .isl_util import count, maps_of, sets_of
 from .metrics import Analysis, Volumes, links_for
+from .points import apply_relation, relation_pairs, set_points, union_points, unique_rows
 from .workload import SIDES, Workload
 
 DEFAULT_MAX_INSTANCES = 10**6
-
-Point = tuple[str, tuple[int, ...]]
-
-
-def _coords(point: isl.Point, n: int) -> tuple[int, ...]:
-    return tuple(point.get_coordinate_val(isl.dim_type.set, i).to_python() for i in range(n))
-
-
-def _points(uset: isl.UnionSet) -> list[tuple[str, tuple[int, ...]]]:
-    """All (tuple name, coordinates) of a finite set."""
-    out: list[tuple[str, tuple[int, ...]]] = []
-    for s in sets_of(uset):
-        name, n = s.get_tuple_name() or "", s.dim(isl.dim_type.set)
-        s.foreach_point(lambda point, name=name, n=n: out.append((name, _coords(point, n))))
-    return out
 
 
 def check_size(workload: Workload, max_instances: int) -> None:
@@ -53,31 +42,146 @@ def check_size(workload: Workload, max_instances: int) -> None:
         )
 
 
-def _pairs(umap: isl.UnionMap) -> list[tuple[Point, Point]]:
-    """All (domain point, range point) pairs of a finite relation."""
-    out = []
-    for m in maps_of(umap):
-        n_in, n_out = m.dim(isl.dim_type.in_), m.dim(isl.dim_type.out)
-        src, dst = (
-            m.get_tuple_name(isl.dim_type.in_) or "",
-            m.get_tuple_name(isl.dim_type.out) or "",
-        )
-
-        def add(point: isl.Point, src=src, dst=dst, n_in=n_in, n_out=n_out) -> None:
-            xs = _coords(point, n_in + n_out)
-            out.append(((src, xs[:n_in]), (dst, xs[n_in:])))
-
-        m.wrap().foreach_point(add)
+def _function_values(
+    umap, points: dict[str, np.ndarray], offsets: dict[str, int], n: int, width: int
+) -> np.ndarray:
+    """Image of every instance under a function given as a union of relations."""
+    out = np.zeros((n, width), dtype=np.int64)
+    for src, idx, _dst, img in relation_pairs(umap, points):
+        out[offsets[src] + idx] = img
     return out
 
 
-def _stamps(
-    space_map: isl.UnionMap, time_map: isl.UnionMap
-) -> dict[Point, tuple[Point, tuple[int, ...]]]:
-    """instance -> (PE point, time coordinates)."""
-    pe_of = dict(_pairs(space_map))
-    time_of = dict(_pairs(time_map))
-    return {inst: (pe_of[inst], time_of[inst][1]) for inst in pe_of}
+@dataclass
+class SideUse:
+    """What happens to each (PE, step, element) triple of one tensor side (arrays of equal length)."""
+
+    total: int  # (instance, element) pairs
+    pe: np.ndarray
+    step: np.ndarray
+    element: np.ndarray  # row index into `elements`
+    elements: np.ndarray  # element coordinates
+    own: np.ndarray  # held by this PE at the previous step
+    served: dict[int, np.ndarray]  # link index -> a sender held it (within the link's window)
+    spatial: np.ndarray  # a different PE held it (any link)
+
+    @property
+    def unique(self) -> np.ndarray:
+        reused = self.own.copy()
+        for mask in self.served.values():
+            reused |= mask
+        return ~reused
+
+
+class Enumeration:
+    """Every instance of a workload with its (PE, step) stamp, and the PE links as tables."""
+
+    def __init__(self, workload: Workload, arch: Arch, bound: BoundDataflow):
+        self.workload, self.arch = workload, arch
+        self.points = union_points(workload.domain)
+        self.offsets, total = {}, 0
+        for name, _ in workload.statements:
+            self.offsets[name] = total
+            total += len(self.points.get(name, ()))
+        self.n_instances = total
+        pe_width = arch.pe_arity
+        time_width = bound.time_tuple[1]
+        pe_coords = _function_values(bound.space_map, self.points, self.offsets, total, pe_width)
+        time_coords = _function_values(bound.time_map, self.points, self.offsets, total, time_width)
+        array = set_points(sets_of(arch.pe_domain)[0])
+        # PE ids follow lexicographic order of coordinates (the multicast rule relies on it).
+        self.pes, inverse = unique_rows(np.concatenate([array, pe_coords]))
+        self.in_array = np.zeros(len(self.pes), dtype=bool)
+        self.in_array[inverse[: len(array)]] = True
+        self.instance_pe = inverse[len(array) :]
+        self.times, self.instance_step = unique_rows(time_coords)
+        self.links = [self._link_table(link.relation) for link in arch.links]
+
+    def _link_table(self, relation) -> np.ndarray:
+        """(receiver id, sender id) pairs of a link among the known PEs."""
+        rows = []
+        for m in maps_of(relation):
+            idx, img = apply_relation(m, self.pes)
+            ids = _row_ids(self.pes, img)
+            keep = ids >= 0
+            rows.append(np.stack([idx[keep], ids[keep]], axis=1))
+        return np.concatenate(rows) if rows else np.zeros((0, 2), dtype=np.int64)
+
+    def side_use(self, tensor: str, side: str) -> SideUse:
+        access = self.workload.access(tensor, side)
+        instance_parts, element_parts = [], []
+        for src, idx, _dst, img in relation_pairs(access, self.points):
+            instance_parts.append(self.offsets[src] + idx)
+            element_parts.append(img)
+        instances = np.concatenate(instance_parts)
+        coords = np.concatenate(element_parts)
+        elements, element = unique_rows(coords)
+        n_steps, n_elements = len(self.times), len(elements)
+        keys = np.unique(
+            (self.instance_pe[instances] * n_steps + self.instance_step[instances]) * n_elements
+            + element
+        )
+        pe, rest = np.divmod(keys, n_steps * n_elements)
+        step, element = np.divmod(rest, n_elements)
+
+        def held(other_pe: np.ndarray, other_step: np.ndarray, valid: np.ndarray) -> np.ndarray:
+            candidate = (other_pe * n_steps + other_step) * n_elements + element
+            found = np.zeros(len(keys), dtype=bool)
+            where = np.nonzero(valid)[0]
+            pos = np.searchsorted(keys, candidate[where])
+            pos[pos == len(keys)] = 0
+            found[where] = keys[pos] == candidate[where]
+            return found
+
+        own = held(pe, step - 1, step >= 1)
+        served, spatial = {}, np.zeros(len(keys), dtype=bool)
+        for n in links_for(self.arch, tensor, side):
+            link, table = self.arch.links[n], self.links[n]
+            mask = np.zeros(len(keys), dtype=bool)
+            order = np.argsort(table[:, 0], kind="stable")
+            receivers, senders = table[order, 0], table[order, 1]
+            starts = np.searchsorted(receivers, pe, side="left")
+            ends = np.searchsorted(receivers, pe, side="right")
+            for slot in range(int((ends - starts).max(initial=0))):
+                has = starts + slot < ends
+                sender = np.where(has, senders[np.minimum(starts + slot, len(senders) - 1)], -1)
+                for w in link.window:
+                    valid = has & (step - w >= 0) & ~((sender == pe) & (w == 0))
+                    if link.kind == "multicast" and w == 0:
+                        valid &= sender < pe  # same step: only a smaller group member supplies
+                    found = held(sender, step - w, valid)
+                    mask |= found
+                    spatial |= found & (sender != pe)
+            served[n] = mask
+        return SideUse(len(instances), pe, step, element, elements, own, served, spatial)
+
+
+def _row_ids(table: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Index of each row of `rows` in the lexicographically sorted unique `table` (-1 if absent)."""
+    if not len(rows):
+        return np.zeros(0, dtype=np.int64)
+    combined, inverse = unique_rows(np.concatenate([table, rows]))
+    lookup = np.full(len(combined), -1, dtype=np.int64)
+    lookup[inverse[: len(table)]] = np.arange(len(table))
+    return lookup[inverse[len(table) :]]
+
+
+def volumes_of(use: SideUse, link_order: tuple[int, ...]) -> tuple[Volumes, set[int]]:
+    """Counts of one tensor side; links serve in arch order after the PE's own register."""
+    remaining = ~use.own
+    carried = {}
+    for n in link_order:
+        carried[n] = int(np.count_nonzero(remaining & use.served[n]))
+        remaining &= ~use.served[n]
+    used = {n for n in link_order if use.served[n].any()}
+    volumes = Volumes(
+        total=use.total,
+        unique=int(np.count_nonzero(remaining)),
+        temporal_unique=int(np.count_nonzero(~use.own)),
+        spatial_reuse=int(np.count_nonzero(use.spatial)),
+        carried=carried,
+    )
+    return volumes, used
 
 
 def simulate(
@@ -90,90 +194,36 @@ def simulate(
     """Every metric of `analyze`, computed by enumeration (the test reference)."""
     check_size(workload, max_instances)
     bound = bind_dataflow(dataflow, workload, arch)
-    instances = _points(workload.domain)
-    stamps = _stamps(bound.space_map, bound.time_map)
-    times = sorted({t for _, t in stamps.values()})
-    position = {t: k for k, t in enumerate(times)}
-
-    def earlier(t: tuple[int, ...], distance: int) -> tuple[int, ...] | None:
-        k = position[t] - distance
-        return times[k] if k >= 0 else None
-
-    neighbours: list[dict[Point, list[Point]]] = []
-    for link in arch.links:
-        table: dict[Point, list[Point]] = defaultdict(list)
-        for receiver, sender in _pairs(link.relation):
-            table[receiver].append(sender)
-        neighbours.append(table)
-
+    run = Enumeration(workload, arch, bound)
     volumes: dict[str, dict[str, Volumes | None]] = {}
     used_links: set[int] = set()
     for tensor in workload.tensors:
         volumes[tensor] = {}
         for side in SIDES:
-            access = workload.access(tensor, side)
-            if access is None:
+            if workload.access(tensor, side) is None:
                 volumes[tensor][side] = None
                 continue
-            pairs = _pairs(access)
-            touched: dict[tuple[Point, tuple[int, ...]], set[Point]] = defaultdict(set)
-            for inst, element in pairs:
-                touched[stamps[inst]].add(element)
-            chosen = links_for(arch, tensor, side)
-            unique = temporal_unique = spatial = 0
-            carried = dict.fromkeys(chosen, 0)
-            for (pe, t), elements in touched.items():
-                before = earlier(t, 1)
-                own = touched.get((pe, before), set()) if before is not None else set()
-                by_link: dict[int, list[set[Point]]] = {}
-                spatial_sources: list[set[Point]] = []
-                for n in chosen:
-                    link, held_by = arch.links[n], []
-                    for other in neighbours[n].get(pe, ()):
-                        for w in link.window:
-                            t2 = earlier(t, w)
-                            if t2 is None or (other, t2) == (pe, t):
-                                continue
-                            if link.kind == "multicast" and w == 0 and not other[1] < pe[1]:
-                                continue  # same step: only a smaller group member supplies
-                            held = touched.get((other, t2), set())
-                            held_by.append(held)
-                            if other != pe:
-                                spatial_sources.append(held)
-                    by_link[n] = held_by
-                for element in elements:
-                    if any(element in held for held in spatial_sources):
-                        spatial += 1
-                    for n in chosen:
-                        if any(element in held for held in by_link[n]):
-                            used_links.add(n)
-                    if element in own:
-                        continue
-                    temporal_unique += 1
-                    server = next(
-                        (n for n in chosen if any(element in h for h in by_link[n])), None
-                    )
-                    if server is None:
-                        unique += 1
-                    else:
-                        carried[server] += 1
-            volumes[tensor][side] = Volumes(len(pairs), unique, temporal_unique, spatial, carried)
+            volumes[tensor][side], used = volumes_of(
+                run.side_use(tensor, side), links_for(arch, tensor, side)
+            )
+            used_links |= used
         if progress:
             progress(len(volumes), len(workload.tensors))
-    pe_points = set(_points(arch.pe_domain))
-    used = {pe for pe, _ in stamps.values()}
-    outside = sorted(used - pe_points)
-    example = f"{outside[0][0]}[{', '.join(map(str, outside[0][1]))}]" if outside else ""
-    n_stamps = len(set(stamps.values()))
+    used_pes = np.unique(run.instance_pe)
+    outside = [p for p in used_pes.tolist() if not run.in_array[p]]
+    example = (
+        f"{arch.pe_tuple}[{', '.join(map(str, run.pes[outside[0]].tolist()))}]" if outside else ""
+    )
+    n_stamps = len(np.unique(run.instance_pe * len(run.times) + run.instance_step))
     return Analysis(
         workload=workload.name,
         arch=arch.name,
         dataflow=dataflow.name,
-        instances=len(instances),
-        macs=len(instances) * workload.macs_per_instance,
-        pe_count=len(pe_points),
-        active_pes=len(used),
-        time_steps=len(times),
+        instances=run.n_instances,
+        macs=run.n_instances * workload.macs_per_instance,
+        pe_count=int(np.count_nonzero(run.in_array)),
+        active_pes=len(used_pes),
+        time_steps=len(run.times),
         stamps=n_stamps,
         volumes=volumes,
         word_bits=arch.memory.word_bits,
@@ -182,7 +232,7 @@ def simulate(
         energy_constants=(arch.energy.mac, arch.energy.l1, arch.energy.l2),
         links=[(link.label, link.kind, link.window) for link in arch.links],
         warnings=dataflow_warnings(
-            outside_array_message(len(outside), example), arch, workload, len(instances), n_stamps
+            outside_array_message(len(outside), example), arch, workload, run.n_instances, n_stamps
         )
         + idle_links(arch, used_links),
     )
