@@ -16,10 +16,12 @@ from .isl_util import DEFAULT_MAX_OPERATIONS
 from .metrics import analyze
 from .plots import comparison_plot
 from .presets import list_presets, resolve_arch, resolve_dataflow, resolve_workload
-from .report import FORMATS, render, render_comparison
+from .report import FORMATS, render, render_comparison, to_json, trace_table, validation_text
 from .simulate import DEFAULT_MAX_INSTANCES, simulate
 from .tenet_files import load_tenet
 from .topology import TOPOLOGIES
+from .trace import activity_plot, trace
+from .validate import validate
 from .workload import load_workload
 
 
@@ -167,6 +169,44 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output(p)
     p.add_argument("--plot", metavar="FILE.png", help="also draw a grouped bar chart")
 
+    p = sub.add_parser(
+        "validate",
+        help="is a dataflow legal? counterexamples from isl",
+        description="Check that every instance has one space and one time stamp, stays inside the "
+        "PE array, that no PE runs more than macs_per_pe instances in one step, and that every flow "
+        "dependence of the workload runs forward in time. Exit 0 legal, 3 illegal, 2 bad input.",
+    )
+    _add_inputs(p)
+    p.add_argument(
+        "--strict-reductions",
+        action="store_true",
+        help="also keep the order of accumulations into one output element",
+    )
+    p.add_argument("--format", choices=("table", "json"), default="table", help="output format")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
+
+    p = sub.add_parser(
+        "trace",
+        help="time steps x PEs: the elements of one tensor each PE touches (small problems)",
+        description="Enumerate a small problem and print, for the first time steps and PEs, the "
+        "elements of one tensor each PE touches; reused (not fetched) ones are marked with *.",
+    )
+    _add_inputs(p)
+    p.add_argument("--tensor", required=True, help="tensor to show")
+    p.add_argument("--side", choices=("read", "write"), help="access side (default: read if any)")
+    p.add_argument("--steps", type=int, default=16, help="time steps to show (default 16)")
+    p.add_argument("--pes", type=int, default=16, help="PEs to show (default 16)")
+    p.add_argument(
+        "--max-instances",
+        type=int,
+        default=100_000,
+        metavar="N",
+        help="refuse larger problems (default 100,000)",
+    )
+    p.add_argument("--plot", metavar="FILE.png", help="draw PE activity over time and utilization")
+    p.add_argument("--format", choices=("table", "json"), default="table", help="output format")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the table to FILE")
+
     sub.add_parser("presets", help="list the preset archs, workloads and dataflows")
     return parser
 
@@ -234,9 +274,40 @@ def run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_validate(args: argparse.Namespace) -> int:
+    workload, arch, dataflow = load_inputs(args)
+    result = validate(workload, arch, dataflow, args.strict_reductions).to_dict()
+    text = to_json(result) + "\n" if args.format == "json" else validation_text(result)
+    emit(text, args.output)
+    return 0 if result["legal"] else 3
+
+
+def run_trace(args: argparse.Namespace) -> int:
+    workload, arch, dataflow = load_inputs(args)
+    for flag, value in (("--steps", args.steps), ("--pes", args.pes)):
+        if value < 1:
+            raise InputError(f"must be positive, got {value}", flag)
+    result = trace(
+        workload, arch, dataflow, args.tensor, args.side, args.steps, args.pes, args.max_instances
+    )
+    title = f"{workload.name} · {arch.name} · {dataflow.name}"
+    if args.plot:
+        activity_plot(result, args.plot, title)
+    if args.format == "json":
+        emit(to_json(result.to_dict()) + "\n", args.output)
+    else:
+        color = not args.output and sys.stdout.isatty()
+        emit(trace_table(result.to_dict(), title, color), args.output)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     if args.command == "compare":
         return run_compare(args)
+    if args.command == "validate":
+        return run_validate(args)
+    if args.command == "trace":
+        return run_trace(args)
     if args.command == "presets":
         presets = list_presets()
         lines = ["archs:"] + [f"  {a}" for a in presets["archs"]]

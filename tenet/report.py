@@ -122,7 +122,12 @@ def analysis_tables(result: dict[str, Any]) -> list[Table]:
     return [summary, tensors]
 
 
-def render_tables(tables: list[Table], color: bool | None = None, warnings: list[str] = ()) -> str:
+def render_tables(
+    tables: list[Table],
+    color: bool | None = None,
+    warnings: list[str] = (),
+    prefix: str = "warning",
+) -> str:
     # Wide enough that rich never elides digits of an exact count; tables size to content.
     console = Console(
         record=True,
@@ -135,7 +140,7 @@ def render_tables(tables: list[Table], color: bool | None = None, warnings: list
     for table in tables:
         console.print(table)
     for warning in warnings:
-        console.print(f"warning: {warning}")
+        console.print(f"{prefix}: {warning}")
     return console.export_text(styles=bool(color))
 
 
@@ -179,3 +184,39 @@ def render_comparison(
         return to_csv(results)
     warnings = [f"{r['arch']}: {w}" for r in results for w in r.get("warnings", [])]
     return render_tables([comparison_table(workload, dataflow, results)], color, warnings)
+
+
+def validation_text(result: dict[str, Any]) -> str:
+    """Human-readable `validate` report."""
+    head = f"{result['workload']} · {result['arch']} · {result['dataflow']}"
+    if result["legal"]:
+        return f"{head}: legal\nnotation: {result['notation']}\n"
+    lines = [f"{head}: ILLEGAL, {len(result['violations'])} violation(s)"]
+    for v in result["violations"]:
+        lines.append(f"  {v['kind']} ({v['count']:,} instances): {v['message']}")
+    return "\n".join(lines) + "\n"
+
+
+def trace_table(result: dict[str, Any], title: str, color: bool = False) -> str:
+    """Steps x PEs, each cell the elements touched; fetched ones plain, reused ones marked *."""
+    table = Table(
+        title=f"{title}: {result['tensor']} ({result['side']}); * = reused, not fetched",
+        box=box.SIMPLE_HEAVY,
+    )
+    table.add_column("time")
+    for pe in result["pes"]:
+        table.add_column(pe)
+    cells: dict[tuple[str, str], str] = {}
+    for cell in result["cells"]:
+        cells[(cell["time"], cell["pe"])] = " ".join(
+            e["element"] + ("*" if e["reused"] else "") for e in cell["elements"]
+        )
+    for step in result["steps"]:
+        table.add_row(step, *(cells.get((step, pe), "") for pe in result["pes"]))
+    notes = []
+    if result["total_steps"] > len(result["steps"]) or result["total_pes"] > len(result["pes"]):
+        notes.append(
+            f"showing {len(result['steps'])} of {result['total_steps']} steps and "
+            f"{len(result['pes'])} of {result['total_pes']} active PEs (--steps, --pes)"
+        )
+    return render_tables([table], color, notes, prefix="note")
