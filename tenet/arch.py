@@ -168,7 +168,8 @@ def _parse_topology(entry: Mapping[str, Any], key: str, domain, pe, source: str)
         }
         merged.update({k: entry[k] for k in ("window", "tensors", "access") if k in entry})
         link = _parse_link(merged, key, domain, pe, source)
-        links.append(replace(link, entry=f"{key} ({entry.get('name', name)})"))
+        label = f"{key} ({entry.get('name', name)})" if key.startswith("interconnect") else key
+        links.append(replace(link, entry=label))
     return links
 
 
@@ -305,7 +306,12 @@ def load_arch(path: str | Path) -> Arch:
 def with_topology(arch: Arch, topology: str) -> Arch:
     """The same PE array with its interconnect replaced by one topology preset."""
     pe = (arch.pe_tuple, arch.pe_arity)
-    links = _parse_topology({"topology": topology}, topology, arch.pe_domain, pe, arch.source)
+    try:
+        links = _parse_topology(
+            {"topology": topology}, f"topology {topology}", arch.pe_domain, pe, arch.source
+        )
+    except InputError as exc:
+        raise InputError(exc.message, "--topologies") from None
     return Arch(
         name=f"{arch.name}+{topology}",
         pe_domain=arch.pe_domain,

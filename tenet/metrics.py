@@ -13,6 +13,7 @@ from .checks import dataflow_warnings, idle_links, outside_array
 from .dataflow import BoundDataflow, Dataflow, bind_dataflow
 from .isl_util import DEFAULT_MAX_OPERATIONS, count, operations_limit, simplify
 from .relations import SpaceTime
+from .validate import pe_conflict_chains, program_order
 from .workload import SIDES, Workload
 
 
@@ -232,6 +233,17 @@ def count_volumes(
     )
 
 
+def crowded_stamps(
+    space_time: SpaceTime, workload: Workload, macs_per_pe: int, instances: int, stamps: int
+) -> bool:
+    """Whether some (PE, step) holds more than macs_per_pe instances (exact)."""
+    if macs_per_pe == 1 or instances <= stamps:
+        return instances > stamps
+    return not pe_conflict_chains(
+        space_time.stamp_map, program_order(workload), macs_per_pe
+    ).is_empty()
+
+
 def analyze_bound(
     workload: Workload,
     arch: Arch,
@@ -285,7 +297,14 @@ def analyze_bound(
             bandwidth_bits=arch.memory.bandwidth_bits,
             avg_latency=arch.memory.avg_latency,
             energy_constants=(arch.energy.mac, arch.energy.l1, arch.energy.l2),
-            warnings=dataflow_warnings(outside_array(space_time), arch, workload, instances, stamps)
+            warnings=dataflow_warnings(
+                outside_array(space_time),
+                arch,
+                workload,
+                instances,
+                stamps,
+                crowded_stamps(space_time, workload, arch.macs_per_pe, instances, stamps),
+            )
             + idle_links(arch, used_links),
             links=[(link.label, link.kind, link.window) for link in arch.links],
         )

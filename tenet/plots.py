@@ -22,8 +22,8 @@ def _pyplot():
 def comparison_plot(
     workload: str, dataflow: str, results: list[dict[str, Any]], path: str | Path
 ) -> None:
-    """Grouped bars: unique volume per tensor side, and latency and energy (relative to
-    the first arch), one bar per arch in each group."""
+    """Grouped bars, one per arch in each group: unique volume per tensor side, latency,
+    energy and link traffic, each group scaled to its largest value."""
     plt = _pyplot()
     groups, values = [], []
     for tensor, sides in results[0]["tensors"].items():

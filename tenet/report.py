@@ -9,6 +9,7 @@ from typing import Any
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 FORMATS = ("table", "json", "csv")
@@ -27,7 +28,7 @@ def flatten(result: dict[str, Any], prefix: str = "") -> dict[str, Any]:
         if isinstance(value, dict):
             flat.update(flatten(value, name + "."))
         elif isinstance(value, list):
-            flat[name] = "; ".join(map(str, value))
+            flat[name] = json.dumps(value)
         else:
             flat[name] = "" if value is None else value
     return flat
@@ -61,7 +62,7 @@ def _num(value: Any) -> str:
 
 def analysis_tables(result: dict[str, Any]) -> list[Table]:
     """A summary table and a per-tensor table for one `analyze` result."""
-    title = f"{result['workload']} · {result['arch']} · {result['dataflow']}"
+    title = escape(f"{result['workload']} · {result['arch']} · {result['dataflow']}")
     summary = Table(title=title, box=box.SIMPLE_HEAVY, show_header=False)
     summary.add_column("metric", style="bold")
     summary.add_column("value", justify="right")
@@ -103,7 +104,7 @@ def analysis_tables(result: dict[str, Any]) -> list[Table]:
             if v is None:
                 continue
             tensors.add_row(
-                name,
+                escape(name),
                 side,
                 *(
                     _num(v[k])
@@ -140,7 +141,7 @@ def render_tables(
     for table in tables:
         console.print(table)
     for warning in warnings:
-        console.print(f"{prefix}: {warning}")
+        console.print(f"{prefix}: {warning}", markup=False, highlight=False)
     return console.export_text(styles=bool(color))
 
 
@@ -159,17 +160,17 @@ def comparison_table(workload: str, dataflow: str, results: list[dict[str, Any]]
     """Side-by-side table; the best value of each ranked row is starred."""
     from .compare import comparison_rows
 
-    table = Table(title=f"{workload} · {dataflow} (* = best)", box=box.SIMPLE_HEAVY)
+    table = Table(title=escape(f"{workload} · {dataflow}") + " (* = best)", box=box.SIMPLE_HEAVY)
     table.add_column("metric", style="bold")
     for result in results:
-        table.add_column(result["arch"], justify="right")
+        table.add_column(escape(result["arch"]), justify="right")
     for row in comparison_rows(results):
         best = row.best()
         cells = []
         for n, value in enumerate(row.values):
             text = f"{value:.2%}" if row.kind == "utilization" else _num(value)
             cells.append(f"[green]*{text}[/green]" if n in best else text)
-        table.add_row(row.label, *cells)
+        table.add_row(escape(row.label), *cells)
     return table
 
 
@@ -200,19 +201,19 @@ def validation_text(result: dict[str, Any]) -> str:
 def trace_table(result: dict[str, Any], title: str, color: bool = False) -> str:
     """Steps x PEs, each cell the elements touched; fetched ones plain, reused ones marked *."""
     table = Table(
-        title=f"{title}: {result['tensor']} ({result['side']}); * = reused, not fetched",
+        title=escape(f"{title}: {result['tensor']} ({result['side']}); * = reused, not fetched"),
         box=box.SIMPLE_HEAVY,
     )
     table.add_column("time")
     for pe in result["pes"]:
-        table.add_column(pe)
+        table.add_column(escape(pe))
     cells: dict[tuple[str, str], str] = {}
     for cell in result["cells"]:
         cells[(cell["time"], cell["pe"])] = " ".join(
             e["element"] + ("*" if e["reused"] else "") for e in cell["elements"]
         )
     for step in result["steps"]:
-        table.add_row(step, *(cells.get((step, pe), "") for pe in result["pes"]))
+        table.add_row(escape(step), *(escape(cells.get((step, pe), "")) for pe in result["pes"]))
     notes = []
     if result["total_steps"] > len(result["steps"]) or result["total_pes"] > len(result["pes"]):
         notes.append(

@@ -214,7 +214,11 @@ def simulate(
     example = (
         f"{arch.pe_tuple}[{', '.join(map(str, run.pes[outside[0]].tolist()))}]" if outside else ""
     )
-    n_stamps = len(np.unique(run.instance_pe * len(run.times) + run.instance_step))
+    stamp_keys, per_stamp = np.unique(
+        run.instance_pe * len(run.times) + run.instance_step, return_counts=True
+    )
+    n_stamps = len(stamp_keys)
+    crowded = bool(per_stamp.max(initial=0) > arch.macs_per_pe)
     return Analysis(
         workload=workload.name,
         arch=arch.name,
@@ -232,7 +236,12 @@ def simulate(
         energy_constants=(arch.energy.mac, arch.energy.l1, arch.energy.l2),
         links=[(link.label, link.kind, link.window) for link in arch.links],
         warnings=dataflow_warnings(
-            outside_array_message(len(outside), example), arch, workload, run.n_instances, n_stamps
+            outside_array_message(len(outside), example),
+            arch,
+            workload,
+            run.n_instances,
+            n_stamps,
+            crowded,
         )
         + idle_links(arch, used_links),
     )

@@ -109,14 +109,15 @@ def _group(shape: list[int], same_axes: list[int], name: str) -> LinkSpec:
 
 
 def row_multicast(shape: list[int]) -> list[LinkSpec]:
-    """Every PE of a row (same index on axis 0) shares a value in one step."""
-    return [_group(shape, [0], "row multicast")]
+    """Every PE of a row (same indices on all axes but the last) shares a value in one
+    step; on a 1-D array the row is the whole array."""
+    return [_group(shape, list(range(len(shape) - 1)), "row multicast")]
 
 
 def column_multicast(shape: list[int]) -> list[LinkSpec]:
-    """Every PE of a column (same index on the last axis) shares a value in one step."""
-    _axis_ok(shape, 1)
-    return [_group(shape, [len(shape) - 1], "column multicast")]
+    """Every PE of a column (same indices on all axes but the first) shares a value in
+    one step; on a 1-D array the column is the whole array."""
+    return [_group(shape, list(range(1, len(shape))), "column multicast")]
 
 
 def broadcast(shape: list[int]) -> list[LinkSpec]:

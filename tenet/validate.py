@@ -117,7 +117,7 @@ def _function_violations(key: str, rel: isl.UnionMap, domain: isl.UnionSet) -> l
     return out
 
 
-def _program_order(workload: Workload) -> isl.UnionMap:
+def program_order(workload: Workload) -> isl.UnionMap:
     """{ s -> s' : s runs before s' in the original program } (statements in list order)."""
     names = [name for name, _ in workload.statements]
     order = None
@@ -132,7 +132,7 @@ def _program_order(workload: Workload) -> isl.UnionMap:
     return order
 
 
-def _conflicts(stamp: isl.UnionMap, order: isl.UnionMap, macs_per_pe: int) -> isl.UnionMap:
+def pe_conflict_chains(stamp: isl.UnionMap, order: isl.UnionMap, macs_per_pe: int) -> isl.UnionMap:
     """Chains s_0 < s_1 < ... < s_m of distinct instances sharing one stamp (m = macs_per_pe):
     their first elements map to their last."""
     same_stamp = stamp.apply_range(stamp.reverse()).intersect(order)
@@ -302,7 +302,7 @@ def validate(
         )
 
     stamp = space.range_product(time)
-    chains = _conflicts(stamp, _program_order(workload), arch.macs_per_pe)
+    chains = pe_conflict_chains(stamp, program_order(workload), arch.macs_per_pe)
     if not chains.is_empty():
         first, _last = _sample_pair(chains)
         crowded = stamp.intersect_domain(chains.domain()).range()

@@ -241,3 +241,94 @@ def test_bad_topology_entries(tmp_path, entry, needle):
 def test_every_arch_preset_loads(arch):
     loaded = load_arch(ARCHS / f"{arch}.yaml")
     assert loaded.pe_count > 0 and loaded.links
+
+
+def test_cycle_warning_respects_tensor_and_access_restrictions(tmp_path):
+    workload = load_workload(GEMM, SMALL)
+    dataflow = flow(tmp_path, FLOWS_1D["chain"])
+    split = arch_with(
+        tmp_path,
+        [6],
+        [
+            {"relation": "{ PE[i] -> PE[i+1] }", "access": "read"},
+            {"relation": "{ PE[i] -> PE[i-1] }", "access": "write"},
+        ],
+        "split",
+    )
+    assert not any("cycle" in w for w in assert_same(workload, split, dataflow)["warnings"])
+    shared = arch_with(
+        tmp_path,
+        [6],
+        [
+            {"relation": "{ PE[i] -> PE[i+1] }"},
+            {"relation": "{ PE[i] -> PE[i-1] }", "tensors": ["A"]},
+        ],
+        "shared",
+    )
+    warnings = assert_same(workload, shared, dataflow)["warnings"]
+    assert any("cycle for A (read)" in w for w in warnings)
+
+
+def test_oversubscription_with_several_macs_per_pe(tmp_path):
+    # 3 instances per (PE, step) on average is fine for macs_per_pe=3 but not when one step
+    # holds 4: k in 0..5 grouped as {0,1,2,3} and {4,5}.
+    workload = load_workload(GEMM, {"M": 2, "N": 2, "K": 6})
+    dataflow = flow(tmp_path, ("{ S[i,j,k] -> PE[i, j] }", "{ S[i,j,k] -> T[floor(k/4)] }"))
+    for macs, crowded in ((3, True), (4, False)):
+        arch = load_arch(
+            write_yaml(
+                tmp_path, f"m{macs}", {"name": "m", "pe": {"shape": [2, 2]}, "macs_per_pe": macs}
+            )
+        )
+        warnings = assert_same(workload, arch, dataflow)["warnings"]
+        assert any("pe_conflict" in w for w in warnings) == crowded
+
+
+def test_one_dimensional_multicast_groups_are_the_whole_array(tmp_path):
+    workload = load_workload(GEMM, {"M": 3, "N": 6, "K": 2})
+    dataflow = flow(tmp_path, ("{ S[i,j,k] -> PE[j] }", "{ S[i,j,k] -> T[i, k] }"))
+    for name in ("row-multicast", "column-multicast", "broadcast"):
+        arch = arch_with(tmp_path, [6], [{"topology": name}], name)
+        a = assert_same(workload, arch, dataflow)["tensors"]["A"]["read"]
+        assert a["unique"] == 3 * 2  # every PE needs A[i,k] in step (i,k): one fetch each
+
+
+def test_warnings_keep_brackets_in_the_table(tmp_path, capsys):
+    from tenet.cli import main
+
+    arch = write_yaml(
+        tmp_path,
+        "a",
+        {
+            "name": "a",
+            "pe": {"shape": [8, 8]},
+            "interconnect": [{"relation": "{ PE[i,j] -> PE[i,j+1] }", "window": [1]}],
+        },
+    )
+    rc = main(
+        [
+            "analyze",
+            "-w",
+            "gemm",
+            "-a",
+            str(arch),
+            "-d",
+            "os-systolic-8x8",
+            "--set",
+            "M=8",
+            "--set",
+            "N=8",
+            "--set",
+            "K=4",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert rc == 0 and "{ PE[i,j] -> PE[i,j+1] }" in out and "check its direction" in out
+
+
+def test_unknown_link_tensor_warned_once_per_entry(tmp_path):
+    workload = load_workload(GEMM, SMALL)
+    arch = arch_with(tmp_path, [3, 4], [{"topology": "mesh", "tensors": ["Wt"]}])
+    warnings = analyze(workload, arch, flow(tmp_path, FLOWS_2D["skewed"])).to_dict()["warnings"]
+    named = [w for w in warnings if "'Wt'" in w]
+    assert len(named) == 1 and named[0].startswith("interconnect[0] (mesh)")
