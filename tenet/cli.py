@@ -10,13 +10,32 @@ from pathlib import Path
 
 from . import __version__
 from .arch import Arch, load_arch, with_topology
+from .bounds import (
+    Problem,
+    bound_at_capacity,
+    bounds_report,
+    evaluate,
+    problem_from_einsum,
+    problem_from_workload,
+)
 from .dataflow import load_dataflow
 from .errors import InputError, TenetError
 from .isl_util import DEFAULT_MAX_OPERATIONS
 from .metrics import analyze
-from .plots import comparison_plot
+from .plots import bound_plots, comparison_plot
 from .presets import list_presets, resolve_arch, resolve_dataflow, resolve_workload
-from .report import FORMATS, render, render_comparison, to_json, trace_table, validation_text
+from .progress import progress_bar
+from .report import (
+    FORMATS,
+    bounds_tables,
+    render,
+    render_comparison,
+    render_tables,
+    to_csv,
+    to_json,
+    trace_table,
+    validation_text,
+)
 from .simulate import DEFAULT_MAX_INSTANCES, simulate
 from .tenet_files import load_tenet
 from .topology import TOPOLOGIES
@@ -105,6 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_MAX_OPERATIONS,
         metavar="N",
         help=f"isl operations limit against blow-ups, 0 = none (default {DEFAULT_MAX_OPERATIONS:,})",
+    )
+    p.add_argument(
+        "--bound",
+        action="store_true",
+        help="add the Snowcat bound at the array's on-chip capacity (pe_count x l1_words + l2_words)",
     )
     _add_output(p)
 
@@ -207,6 +231,52 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("table", "json"), default="table", help="output format")
     p.add_argument("-o", "--output", metavar="FILE", help="write the table to FILE")
 
+    p = sub.add_parser(
+        "bounds",
+        help="Orojenesis bounds on the Snowcat architecture: ski slope, OI and performance mesas",
+        description="Search every tiling (perfect factors), loop order and, with --bypass, "
+        "keep/bypass choice of one einsum on one PE with a buffer and a backing store, and report "
+        "the least backing-store traffic attainable at each buffer size.",
+    )
+    group = p.add_argument_group("the einsum (either)")
+    group.add_argument("--einsum", metavar="TEXT", help='e.g. "O[m,n] += A[m,k] * W[k,n]"')
+    group.add_argument("--shape", metavar="r=N,...", help="rank sizes, e.g. m=4096,k=4096,n=4096")
+    group.add_argument(
+        "-w", "--workload", metavar="FILE", help="workload YAML or preset (one statement)"
+    )
+    group.add_argument(
+        "--set",
+        action="append",
+        metavar="NAME=VALUE",
+        default=[],
+        help="override a workload parameter (repeatable)",
+    )
+    group = p.add_argument_group("search and lookups")
+    group.add_argument(
+        "--bypass", action="store_true", help="also explore keeping or bypassing each tensor"
+    )
+    group.add_argument(
+        "--at",
+        action="append",
+        default=[],
+        metavar="SIZE",
+        help="bound at a buffer size: words, or bytes with a unit (64KiB, 1MiB, 16MB)",
+    )
+    group.add_argument("--word-bits", type=int, default=16, help="bits per word (default 16)")
+    group = p.add_argument_group("performance mesa and area split")
+    group.add_argument("--macs-per-cycle", type=float, help="peak MACs per cycle")
+    group.add_argument("--bandwidth-gbps", type=float, help="backing-store bandwidth in GB/s")
+    group.add_argument("--clock-ghz", type=float, default=1.0, help="clock in GHz (default 1)")
+    group.add_argument("--area-mm2", type=float, help="chip area to split between buffer and MACs")
+    group.add_argument("--mac-area-um2", type=float, help="area of one MAC in um^2")
+    group.add_argument("--byte-area-um2", type=float, help="area of one buffer byte in um^2")
+    _add_output(p)
+    p.add_argument(
+        "--plot",
+        metavar="FILE.png",
+        help="draw the ski slope (FILE.png), OI mesa (FILE-oi.png), performance mesa (FILE-perf.png)",
+    )
+
     sub.add_parser("presets", help="list the preset archs, workloads and dataflows")
     return parser
 
@@ -301,7 +371,70 @@ def run_trace(args: argparse.Namespace) -> int:
     return 0
 
 
+def parse_shape(text: str) -> dict[str, int]:
+    shape = {}
+    for item in text.split(","):
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise InputError(f"expected r=N pairs separated by commas, got {item!r}", "--shape")
+        try:
+            shape[name.strip()] = int(value)
+        except ValueError:
+            raise InputError(
+                f"size of {name.strip()} must be an integer, got {value!r}", "--shape"
+            ) from None
+    return shape
+
+
+def bound_problem(args: argparse.Namespace) -> Problem:
+    if args.einsum and args.workload:
+        raise InputError("give either --einsum with --shape, or -w, not both", "--einsum")
+    if args.einsum:
+        if not args.shape:
+            raise InputError("--einsum needs --shape r=N,...", "--shape")
+        return problem_from_einsum(args.einsum, parse_shape(args.shape))
+    if not args.workload:
+        raise InputError("give --einsum TEXT --shape r=N,... or -w FILE")
+    return problem_from_workload(
+        load_workload(resolve_workload(args.workload), parse_sets(args.set))
+    )
+
+
+def run_bounds(args: argparse.Namespace) -> int:
+    if args.word_bits < 1:
+        raise InputError(f"must be positive, got {args.word_bits}", "--word-bits")
+    problem = bound_problem(args)
+    with progress_bar("searching the mapspace") as tick:
+        result = evaluate(problem, args.bypass, tick)
+    report = bounds_report(
+        result,
+        args.word_bits,
+        args.at,
+        args.macs_per_cycle,
+        args.bandwidth_gbps,
+        args.clock_ghz,
+        args.area_mm2,
+        args.mac_area_um2,
+        args.byte_area_um2,
+    )
+    if args.plot:
+        bound_plots(report, args.plot, problem.is_matrix_product())
+    if args.format == "json":
+        emit(to_json(report) + "\n", args.output)
+    elif args.format == "csv":
+        emit(
+            to_csv([{k: v for k, v in p.items() if k != "tiles"} for p in report["pareto"]]),
+            args.output,
+        )
+    else:
+        color = not args.output and sys.stdout.isatty()
+        emit(render_tables(bounds_tables(report), color), args.output)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.command == "bounds":
+        return run_bounds(args)
     if args.command == "compare":
         return run_compare(args)
     if args.command == "validate":
@@ -316,11 +449,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     workload, arch, dataflow = load_inputs(args)
     if args.command == "analyze":
-        result = analyze(workload, arch, dataflow, args.max_isl_ops)
+        result = analyze(workload, arch, dataflow, args.max_isl_ops).to_dict()
+        if args.bound:
+            result["bound"] = bound_at_capacity(workload, arch, result)
     else:
-        result = simulate(workload, arch, dataflow, args.max_instances)
+        result = simulate(workload, arch, dataflow, args.max_instances).to_dict()
     color = args.format == "table" and not args.output and sys.stdout.isatty()
-    emit(render([result.to_dict()], args.format, color), args.output)
+    emit(render([result], args.format, color), args.output)
     return 0
 
 

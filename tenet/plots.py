@@ -52,3 +52,58 @@ def comparison_plot(
         raise InputError(f"cannot write plot: {exc.strerror}", str(path)) from None
     finally:
         plt.close(fig)
+
+
+def bound_plots(report: dict[str, Any], path: str | Path, matrix_product: bool) -> list[str]:
+    """Ski slope (log-log), OI mesa and, when given, performance mesa; returns the files."""
+    plt = _pyplot()
+    base = Path(path)
+    written = []
+    front = [p for p in report["pareto"] if p["buffer"] > 0]
+    xs = [p["buffer"] for p in front]
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    ax.step(xs, [p["accesses"] for p in front], where="post", label="attainable (Snowcat)")
+    ax.axhline(report["algorithmic_minimum"], color="gray", ls="--", label="algorithmic minimum")
+    if matrix_product:
+        m, n, k = (report["shape"][r] for r in report["shape"])
+        macs = m * n * k
+        ax.plot(xs, [2 * macs / x**0.5 for x in xs], color="tab:red", ls=":", label="2MNK/sqrt(S)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("buffer (words)")
+    ax.set_ylabel("backing-store accesses (words)")
+    ax.set_title(f"ski slope: {report['einsum']}")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    written.append(_save(fig, base, plt))
+    fig, ax = plt.subplots(figsize=(6.5, 4.0))
+    ax.step(xs, [p["oi"] for p in front], where="post")
+    ax.set_xscale("log")
+    ax.set_xlabel("buffer (words)")
+    ax.set_ylabel("operational intensity (ops/byte)")
+    ax.set_title(f"OI mesa: {report['einsum']}")
+    fig.tight_layout()
+    written.append(_save(fig, base.with_name(base.stem + "-oi" + base.suffix), plt))
+    if "performance" in report:
+        mesa = [p for p in report["performance"]["mesa"] if p["buffer"] > 0]
+        fig, ax = plt.subplots(figsize=(6.5, 4.0))
+        ax.step([p["buffer"] for p in mesa], [p["gops"] for p in mesa], where="post")
+        ax.axhline(report["performance"]["peak_gops"], color="gray", ls="--", label="peak compute")
+        ax.set_xscale("log")
+        ax.set_xlabel("buffer (words)")
+        ax.set_ylabel("attainable GOPS")
+        ax.set_title(f"performance mesa: {report['einsum']}")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        written.append(_save(fig, base.with_name(base.stem + "-perf" + base.suffix), plt))
+    return written
+
+
+def _save(fig, path: Path, plt) -> str:
+    try:
+        fig.savefig(path, dpi=120)
+    except OSError as exc:
+        raise InputError(f"cannot write plot: {exc.strerror}", str(path)) from None
+    finally:
+        plt.close(fig)
+    return str(path)

@@ -152,6 +152,9 @@ def render(results: list[dict[str, Any]], fmt: str, color: bool = False) -> str:
     if fmt == "csv":
         return to_csv(results)
     tables = [t for r in results for t in analysis_tables(r)]
+    for r in results:
+        if "bound" in r:
+            tables.append(bound_table(r["bound"]))
     warnings = [w for r in results for w in r.get("warnings", [])]
     return render_tables(tables, color, warnings)
 
@@ -221,3 +224,64 @@ def trace_table(result: dict[str, Any], title: str, color: bool = False) -> str:
             f"{len(result['pes'])} of {result['total_pes']} active PEs (--steps, --pes)"
         )
     return render_tables([table], color, notes, prefix="note")
+
+
+def bounds_tables(report: dict[str, Any]) -> list[Table]:
+    """Summary, lookups and the ski slope's points."""
+    summary = Table(
+        title=escape(f"Snowcat bounds: {report['einsum']}"), box=box.SIMPLE_HEAVY, show_header=False
+    )
+    summary.add_column("metric", style="bold")
+    summary.add_column("value", justify="right")
+    shape = ", ".join(f"{r}={n}" for r, n in report["shape"].items())
+    for name, value in (
+        ("shape", shape),
+        ("MACs", report["macs"]),
+        ("mappings evaluated", report["mappings_evaluated"]),
+        ("algorithmic minimum (words)", report["algorithmic_minimum"]),
+        ("maximal effectual buffer (words)", report["max_effectual_buffer"]),
+        ("peak OI (ops/byte)", report["peak_oi"]),
+    ):
+        summary.add_row(name, value if isinstance(value, str) else _num(value))
+    if "area_split" in report:
+        best = report["area_split"]["best"]
+        summary.add_row(
+            "best area split",
+            f"{best['buffer_bytes']:,.0f} B buffer ({best['buffer_share']:.1%}), "
+            f"{best['macs']:,} MACs, {best['gops']:,.1f} GOPS",
+        )
+    tables = [summary]
+    if report.get("at"):
+        lookups = Table(title="bound at buffer size", box=box.SIMPLE_HEAVY)
+        for col in ("size", "words", "accesses", "OI", "mapping"):
+            lookups.add_column(col, justify="left" if col in ("size", "mapping") else "right")
+        for row in report["at"]:
+            lookups.add_row(
+                escape(row["size"]),
+                _num(row["words"]),
+                _num(row["accesses"]),
+                _num(row["oi"]),
+                escape(row["mapping"] or "no mapping fits"),
+            )
+        tables.append(lookups)
+    front = Table(title="ski slope (Pareto front)", box=box.SIMPLE_HEAVY)
+    for col in ("buffer", "accesses", "OI", "mapping"):
+        front.add_column(col, justify="left" if col == "mapping" else "right")
+    for p in report["pareto"]:
+        front.add_row(_num(p["buffer"]), _num(p["accesses"]), _num(p["oi"]), escape(p["mapping"]))
+    tables.append(front)
+    return tables
+
+
+def bound_table(bound: dict[str, Any]) -> Table:
+    table = Table(
+        title="Snowcat bound at on-chip capacity", box=box.SIMPLE_HEAVY, show_header=False
+    )
+    table.add_column("metric", style="bold")
+    table.add_column("value", justify="right")
+    table.add_row("capacity (words)", _num(bound["capacity_words"]))
+    table.add_row("bound: backing-store accesses", _num(bound["accesses"]))
+    table.add_row("dataflow scratchpad traffic", _num(bound["dataflow_traffic"]))
+    table.add_row("traffic / bound", _num(bound["ratio"]))
+    table.add_row("bound's mapping", escape(bound["mapping"] or "-"))
+    return table
