@@ -208,8 +208,11 @@ def compact_notation(space: isl.UnionMap, time: isl.UnionMap, workload: Workload
         parts = []
         for rel, tag in ((space, "P"), (time, "T")):
             pieces = maps_of(rel.intersect_domain(dom))
-            text = str(pieces[0].as_pw_multi_aff()) if len(pieces) == 1 else str(rel)
-            parts.append(f"{_expressions(text, pieces[0] if pieces else None)} - {tag}")
+            function = pieces[0].as_pw_multi_aff() if len(pieces) == 1 else None
+            if function is None or function.n_piece() != 1:
+                parts.append(f"{rel.intersect_domain(dom)} - {tag}")  # piecewise: isl's own text
+                continue
+            parts.append(f"{_expressions(str(function), pieces[0])} - {tag}")
         prefix = f"{name}: " if len(workload.statements) > 1 else ""
         groups.append(f"{prefix}({' | '.join(parts)})")
     return "; ".join(groups)
@@ -324,7 +327,7 @@ def validate(
             )
         )
 
-    if not result.violations:  # dependences need one time stamp per instance
+    if not any(v.kind == "not_a_function" for v in result.violations):  # needs one stamp each
         backwards = flow_dependences(workload, strict_reductions).intersect(_not_later(time))
         if not backwards.is_empty():
             source_inst, sink = _sample_pair(backwards)
