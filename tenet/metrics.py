@@ -193,6 +193,17 @@ class Analysis:
         }
 
 
+def arch_constants(arch: Arch) -> dict[str, Any]:
+    """The fields of an Analysis that come straight from the arch."""
+    return {
+        "word_bits": arch.memory.word_bits,
+        "bandwidth_bits": arch.memory.bandwidth_bits,
+        "avg_latency": arch.memory.avg_latency,
+        "energy_constants": (arch.energy.mac, arch.energy.l1, arch.energy.l2),
+        "links": [(link.label, link.kind, link.window) for link in arch.links],
+    }
+
+
 def links_for(arch: Arch, tensor: str, side: str) -> tuple[int, ...]:
     """Indices of the links that may carry `tensor` on access side `side`."""
     return tuple(n for n, link in enumerate(arch.links) if link.serves(tensor, side))
@@ -293,10 +304,7 @@ def analyze_bound(
             time_steps=count(space_time.time_domain),
             stamps=stamps,
             volumes=volumes,
-            word_bits=arch.memory.word_bits,
-            bandwidth_bits=arch.memory.bandwidth_bits,
-            avg_latency=arch.memory.avg_latency,
-            energy_constants=(arch.energy.mac, arch.energy.l1, arch.energy.l2),
+            **arch_constants(arch),
             warnings=dataflow_warnings(
                 outside_array(space_time),
                 arch,
@@ -306,7 +314,6 @@ def analyze_bound(
                 crowded_stamps(space_time, workload, arch.macs_per_pe, instances, stamps),
             )
             + idle_links(arch, used_links),
-            links=[(link.label, link.kind, link.window) for link in arch.links],
         )
 
 

@@ -46,12 +46,7 @@ def comparison_plot(
     ax.set_title(f"{workload} · {dataflow}")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=120)
-    except OSError as exc:
-        raise InputError(f"cannot write plot: {exc.strerror}", str(path)) from None
-    finally:
-        plt.close(fig)
+    save_figure(fig, Path(path), plt)
 
 
 def bound_plots(report: dict[str, Any], path: str | Path, matrix_product: bool) -> list[str]:
@@ -75,7 +70,7 @@ def bound_plots(report: dict[str, Any], path: str | Path, matrix_product: bool) 
     ax.set_title(f"ski slope: {report['einsum']}")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    written.append(_save(fig, base, plt))
+    written.append(save_figure(fig, base, plt))
     fig, ax = plt.subplots(figsize=(6.5, 4.0))
     ax.step(xs, [p["oi"] for p in front], where="post")
     ax.set_xscale("log")
@@ -83,7 +78,7 @@ def bound_plots(report: dict[str, Any], path: str | Path, matrix_product: bool) 
     ax.set_ylabel("operational intensity (ops/byte)")
     ax.set_title(f"OI mesa: {report['einsum']}")
     fig.tight_layout()
-    written.append(_save(fig, base.with_name(base.stem + "-oi" + base.suffix), plt))
+    written.append(save_figure(fig, base.with_name(base.stem + "-oi" + base.suffix), plt))
     if "performance" in report:
         mesa = [p for p in report["performance"]["mesa"] if p["buffer"] > 0]
         fig, ax = plt.subplots(figsize=(6.5, 4.0))
@@ -95,11 +90,12 @@ def bound_plots(report: dict[str, Any], path: str | Path, matrix_product: bool) 
         ax.set_title(f"performance mesa: {report['einsum']}")
         ax.legend(fontsize=8)
         fig.tight_layout()
-        written.append(_save(fig, base.with_name(base.stem + "-perf" + base.suffix), plt))
+        written.append(save_figure(fig, base.with_name(base.stem + "-perf" + base.suffix), plt))
     return written
 
 
-def _save(fig, path: Path, plt) -> str:
+def save_figure(fig, path: Path, plt) -> str:
+    """Write a figure as PNG and close it; an unwritable path is bad input."""
     try:
         fig.savefig(path, dpi=120)
     except OSError as exc:

@@ -19,7 +19,7 @@ from .checks import dataflow_warnings, idle_links, outside_array_message
 from .dataflow import BoundDataflow, Dataflow, bind_dataflow
 from .errors import InputError
 from .isl_util import count, maps_of, sets_of
-from .metrics import Analysis, Volumes, links_for
+from .metrics import Analysis, Volumes, arch_constants, links_for
 from .points import apply_relation, relation_pairs, set_points, union_points, unique_rows
 from .workload import SIDES, Workload
 
@@ -230,11 +230,7 @@ def simulate(
         time_steps=len(run.times),
         stamps=n_stamps,
         volumes=volumes,
-        word_bits=arch.memory.word_bits,
-        bandwidth_bits=arch.memory.bandwidth_bits,
-        avg_latency=arch.memory.avg_latency,
-        energy_constants=(arch.energy.mac, arch.energy.l1, arch.energy.l2),
-        links=[(link.label, link.kind, link.window) for link in arch.links],
+        **arch_constants(arch),
         warnings=dataflow_warnings(
             outside_array_message(len(outside), example),
             arch,

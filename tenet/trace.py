@@ -108,7 +108,7 @@ def trace(
 
 def activity_plot(result: Trace, path: str | Path, title: str) -> None:
     """Heatmap of instances per PE and step, and PE utilization per step."""
-    from .plots import _pyplot
+    from .plots import _pyplot, save_figure
 
     plt = _pyplot()
     fig, (top, bottom) = plt.subplots(
@@ -124,9 +124,4 @@ def activity_plot(result: Trace, path: str | Path, title: str) -> None:
     bottom.set_ylabel("utilization")
     bottom.set_xlabel("time step (lexicographic order)")
     fig.tight_layout()
-    try:
-        fig.savefig(path, dpi=120)
-    except OSError as exc:
-        raise InputError(f"cannot write plot: {exc.strerror}", str(path)) from None
-    finally:
-        plt.close(fig)
+    save_figure(fig, Path(path), plt)
