@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -11,7 +12,15 @@ from typing import Any
 import islpy as isl
 
 from .errors import InputError
-from .io import check_keys, expect_int, expect_mapping, expect_number, expect_str, load_yaml
+from .io import (
+    check_keys,
+    expect_int,
+    expect_mapping,
+    expect_number,
+    expect_str,
+    load_yaml,
+    size_in_words,
+)
 from .isl_util import (
     count,
     fix_params,
@@ -71,6 +80,16 @@ class Energy:
     l2: Fraction = Fraction("18.61")
 
 
+@dataclass(frozen=True)
+class MemoryLevel:
+    """One level of a memory hierarchy (innermost first): capacity and the bandwidth at
+    which it is read and written from the level inside it."""
+
+    name: str
+    capacity_words: int
+    bandwidth_gbps: float
+
+
 @dataclass
 class Arch:
     name: str
@@ -83,6 +102,7 @@ class Arch:
     memory: Memory = field(default_factory=Memory)
     energy: Energy = field(default_factory=Energy)
     source: str | None = None
+    levels: list[MemoryLevel] = field(default_factory=list)
 
 
 def pe_domain_from_shape(shape: list[int], name: str = "PE") -> isl.UnionSet:
@@ -260,12 +280,49 @@ def _energy(raw: Any, source: str) -> Energy:
     return Energy(**values)
 
 
+def _levels(raw: Any, word_bits: int, source: str) -> list[MemoryLevel]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or len(raw) < 2:
+        raise InputError(
+            "expected a list of at least two memory levels, innermost first", source, "levels"
+        )
+    levels = []
+    for n, entry in enumerate(raw):
+        key = f"levels[{n}]"
+        entry = expect_mapping(entry, source, key)
+        check_keys(
+            entry, ("name", "capacity", "bandwidth_gbps"), ("name", "capacity"), source, key + "."
+        )
+        capacity = size_in_words(entry["capacity"], word_bits, source, f"{key}.capacity")
+        if capacity < 1:
+            raise InputError("capacity must be positive", source, f"{key}.capacity")
+        bandwidth = entry.get("bandwidth_gbps")
+        if n > 0:
+            if bandwidth is None:
+                raise InputError(
+                    "an outer level needs bandwidth_gbps", source, f"{key}.bandwidth_gbps"
+                )
+            if expect_number(bandwidth, source, f"{key}.bandwidth_gbps") <= 0:
+                raise InputError("must be positive", source, f"{key}.bandwidth_gbps")
+        levels.append(MemoryLevel(str(entry["name"]), capacity, float(bandwidth or 0)))
+    for inner, outer in itertools.pairwise(levels):
+        if outer.capacity_words < inner.capacity_words:
+            raise InputError(
+                f"level {outer.name!r} is smaller than {inner.name!r} inside it", source, "levels"
+            )
+    return levels
+
+
 def load_arch(path: str | Path) -> Arch:
     """Read an architecture YAML file."""
     source = str(path)
     data = load_yaml(path, "arch file")
     check_keys(
-        data, ("name", "pe", "macs_per_pe", "interconnect", "memory", "energy"), ("pe",), source
+        data,
+        ("name", "pe", "macs_per_pe", "interconnect", "memory", "energy", "levels"),
+        ("pe",),
+        source,
     )
     pe = expect_mapping(data["pe"], source, "pe")
     check_keys(pe, ("shape", "domain"), (), source, "pe.")
@@ -289,6 +346,7 @@ def load_arch(path: str | Path) -> Arch:
         )
     pe_tuple = check_pe_domain(domain, source, "pe")
     links = parse_interconnect(data.get("interconnect"), domain, pe_tuple, source)
+    memory = _memory(data.get("memory"), source)
     return Arch(
         name=str(data.get("name") or Path(path).stem),
         pe_domain=domain,
@@ -297,7 +355,8 @@ def load_arch(path: str | Path) -> Arch:
         pe_count=count(domain),
         links=links,
         macs_per_pe=expect_int(data.get("macs_per_pe", 1), source, "macs_per_pe", 1),
-        memory=_memory(data.get("memory"), source),
+        memory=memory,
+        levels=_levels(data.get("levels"), memory.word_bits, source),
         energy=_energy(data.get("energy"), source),
         source=source,
     )

@@ -23,6 +23,7 @@ import numpy as np
 
 from .einsum import parse_einsum
 from .errors import InputError
+from .io import size_in_words
 from .isl_util import maps_of, sets_of
 from .workload import Workload
 
@@ -365,28 +366,7 @@ def mapping_text(result: BoundResult, index: int) -> dict[str, Any]:
 
 def word_count(text: str, word_bits: int) -> int:
     """'1MiB', '512KB', '4096' (words) -> words."""
-    units = {
-        "": None,
-        "B": 1,
-        "KB": 10**3,
-        "KIB": 2**10,
-        "MB": 10**6,
-        "MIB": 2**20,
-        "GB": 10**9,
-        "GIB": 2**30,
-    }
-    stripped = text.strip().upper().replace(" ", "")
-    number = stripped.rstrip("KMGIB")
-    unit = stripped[len(number) :]
-    if unit not in units or not number:
-        raise InputError(f"cannot read size {text!r} (e.g. 4096 words, 64KiB, 1MiB, 16MB)", "--at")
-    try:
-        value = float(number)
-    except ValueError:
-        raise InputError(f"cannot read size {text!r}", "--at") from None
-    if units[unit] is None:
-        return int(value)
-    return int(value * units[unit] * 8 // word_bits)
+    return size_in_words(text, word_bits, "--at", None)
 
 
 def lookup(front: list[dict[str, Any]], words: int) -> dict[str, Any] | None:
@@ -515,3 +495,43 @@ def bound_at_capacity(workload: Workload, arch, analysis: dict[str, Any]) -> dic
         "dataflow_traffic": traffic,
         "ratio": traffic / point["accesses"] if point and point["accesses"] else None,
     }
+
+
+def hierarchy_report(
+    front: list[dict[str, Any]],
+    levels,
+    word_bits: int,
+    macs: int,
+    macs_per_cycle: float | None = None,
+    clock_ghz: float = 1.0,
+) -> dict[str, Any]:
+    """For each pair of adjacent levels (innermost first): the bound probed at the inner
+    level's capacity, the time that traffic takes at the outer level's bandwidth, and the
+    bottleneck (compute counts too when --macs-per-cycle is given)."""
+    word_bytes = word_bits / 8
+    pairs = []
+    for inner, outer in itertools.pairwise(levels):
+        point = lookup(front, inner.capacity_words)
+        accesses = point["accesses"] if point else None
+        seconds = accesses * word_bytes / (outer.bandwidth_gbps * 1e9) if point else None
+        pairs.append(
+            {
+                "inner": inner.name,
+                "outer": outer.name,
+                "capacity_words": inner.capacity_words,
+                "accesses": accesses,
+                "bytes": accesses * word_bytes if point else None,
+                "bandwidth_gbps": outer.bandwidth_gbps,
+                "seconds": seconds,
+                "mapping": point["mapping"] if point else None,
+            }
+        )
+    report: dict[str, Any] = {"levels": pairs}
+    times = {
+        f"{p['inner']} <-> {p['outer']}": p["seconds"] for p in pairs if p["seconds"] is not None
+    }
+    if macs_per_cycle:
+        report["compute_seconds"] = macs / (macs_per_cycle * clock_ghz * 1e9)
+        times["compute"] = report["compute_seconds"]
+    report["bottleneck"] = max(times, key=times.get) if times else None
+    return report

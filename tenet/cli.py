@@ -15,6 +15,7 @@ from .bounds import (
     bound_at_capacity,
     bounds_report,
     evaluate,
+    hierarchy_report,
     problem_from_einsum,
     problem_from_workload,
 )
@@ -262,7 +263,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SIZE",
         help="bound at a buffer size: words, or bytes with a unit (64KiB, 1MiB, 16MB)",
     )
-    group.add_argument("--word-bits", type=int, default=16, help="bits per word (default 16)")
+    group.add_argument(
+        "--word-bits", type=int, default=None, help="bits per word (default: the arch's, else 16)"
+    )
+    group.add_argument(
+        "-a",
+        "--arch",
+        metavar="FILE",
+        help="arch with memory 'levels': bound and time between each pair of levels",
+    )
     group = p.add_argument_group("performance mesa and area split")
     group.add_argument("--macs-per-cycle", type=float, help="peak MACs per cycle")
     group.add_argument("--bandwidth-gbps", type=float, help="backing-store bandwidth in GB/s")
@@ -401,6 +410,11 @@ def bound_problem(args: argparse.Namespace) -> Problem:
 
 
 def run_bounds(args: argparse.Namespace) -> int:
+    arch = load_arch(resolve_arch(args.arch)) if args.arch else None
+    if arch is not None and not arch.levels:
+        raise InputError("the arch has no 'levels' (a memory hierarchy)", arch.source, "levels")
+    if args.word_bits is None:
+        args.word_bits = arch.memory.word_bits if arch else 16
     if args.word_bits < 1:
         raise InputError(f"must be positive, got {args.word_bits}", "--word-bits")
     problem = bound_problem(args)
@@ -417,6 +431,15 @@ def run_bounds(args: argparse.Namespace) -> int:
         args.mac_area_um2,
         args.byte_area_um2,
     )
+    if arch is not None:
+        report["hierarchy"] = hierarchy_report(
+            report["pareto"],
+            arch.levels,
+            args.word_bits,
+            problem.macs,
+            args.macs_per_cycle,
+            args.clock_ghz,
+        )
     if args.plot:
         bound_plots(report, args.plot, problem.is_matrix_product())
     if args.format == "json":

@@ -105,3 +105,38 @@ def expect_str(value: Any, source: str | None, key: str) -> str:
     if not isinstance(value, str):
         raise InputError(f"expected a string, got {type(value).__name__}", source, key)
     return value
+
+
+_UNITS = {
+    "B": 1,
+    "KB": 10**3,
+    "KIB": 2**10,
+    "MB": 10**6,
+    "MIB": 2**20,
+    "GB": 10**9,
+    "GIB": 2**30,
+    "TB": 10**12,
+    "TIB": 2**40,
+}
+
+
+def size_in_words(value: Any, word_bits: int, source: str | None, key: str) -> int:
+    """A size as words: an integer is words; text with a unit is bytes ('64KiB', '1.5TiB')."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            raise InputError(f"must not be negative, got {value}", source, key)
+        return value
+    text = str(value).strip().upper().replace(" ", "")
+    number = text.rstrip("KMGTIB")
+    unit = text[len(number) :]
+    try:
+        amount = float(number)
+    except ValueError:
+        amount = None
+    if amount is None or amount < 0 or (unit and unit not in _UNITS):
+        raise InputError(
+            f"cannot read size {value!r} (e.g. 4096 words, 64KiB, 1MiB, 16MB)", source, key
+        )
+    if not unit:
+        return int(amount)
+    return int(amount * _UNITS[unit] * 8 // word_bits)

@@ -264,6 +264,29 @@ def bounds_tables(report: dict[str, Any]) -> list[Table]:
                 escape(row["mapping"] or "no mapping fits"),
             )
         tables.append(lookups)
+    if "hierarchy" in report:
+        levels = Table(
+            title="memory hierarchy (bound at each inner level's capacity)", box=box.SIMPLE_HEAVY
+        )
+        for col in ("levels", "capacity (words)", "accesses (words)", "GB/s", "seconds"):
+            levels.add_column(col, justify="left" if col == "levels" else "right")
+        bottleneck = report["hierarchy"]["bottleneck"]
+        for p in report["hierarchy"]["levels"]:
+            name = f"{p['inner']} <-> {p['outer']}"
+            mark = " (bottleneck)" if name == bottleneck else ""
+            levels.add_row(
+                escape(name + mark),
+                _num(p["capacity_words"]),
+                _num(p["accesses"]),
+                _num(p["bandwidth_gbps"]),
+                _num(p["seconds"]) if p["seconds"] is None else f"{p['seconds']:.4g}",
+            )
+        if "compute_seconds" in report["hierarchy"]:
+            mark = " (bottleneck)" if bottleneck == "compute" else ""
+            levels.add_row(
+                "compute" + mark, "", "", "", f"{report['hierarchy']['compute_seconds']:.4g}"
+            )
+        tables.append(levels)
     front = Table(title="ski slope (Pareto front)", box=box.SIMPLE_HEAVY)
     for col in ("buffer", "accesses", "OI", "mapping"):
         front.add_column(col, justify="left" if col == "mapping" else "right")
