@@ -24,7 +24,7 @@ import numpy as np
 from .einsum import parse_einsum
 from .errors import InputError
 from .io import size_in_words
-from .isl_util import maps_of, sets_of
+from .isl_util import count, maps_of, sets_of
 from .workload import Workload
 
 
@@ -55,7 +55,15 @@ class Problem:
         return prod(sum(abs(a) * (f - 1) for a, f in zip(dim, factors)) + 1 for dim in tensor.dims)
 
     def size(self, tensor: BoundTensor) -> int:
-        return self.extent(tensor, self.sizes)
+        """Distinct elements the einsum touches (exact, isl/barvinok: holes left by a
+        stride larger than the filter are not counted)."""
+        ranks = ", ".join(self.ranks)
+        index = ", ".join(
+            " + ".join(f"{a}*{r}" for a, r in zip(dim, self.ranks) if a).replace("+ -", "- ") or "0"
+            for dim in tensor.dims
+        )
+        box = " and ".join(f"0 <= {r} < {n}" for r, n in zip(self.ranks, self.sizes))
+        return count(isl.UnionMap(f"{{ S[{ranks}] -> {tensor.name}[{index}] : {box} }}").range())
 
     @property
     def output(self) -> BoundTensor:

@@ -311,3 +311,13 @@ def test_analyze_with_bound(capsys):
     # square 128 tiles fit (128^2 + 2*128 <= 17,408): 2*256^3/128 + 256^2
     assert bound["accesses"] == 2 * 256**3 // 128 + 256**2
     assert bound["ratio"] == pytest.approx(bound["dataflow_traffic"] / bound["accesses"])
+
+
+def test_tensor_sizes_skip_holes():
+    # A stride larger than the filter leaves input words nobody reads: O[p] += I[2p + r] * W[r]
+    # with P = 4, R = 1 reads I[0], I[2], I[4], I[6] only. The algorithmic minimum counts the
+    # 4 + 1 + 4 words actually touched, and one-element tiles attain it.
+    problem = problem_from_einsum("O[p] += I[2*p + r] * W[r]", {"p": 4, "r": 1})
+    assert [problem.size(t) for t in problem.tensors] == [4, 1, 4]
+    report = bounds_report(evaluate(problem))
+    assert report["algorithmic_minimum"] == 9 == report["pareto"][-1]["accesses"]
