@@ -1,4 +1,4 @@
-"""Pictures (matplotlib, an optional dependency: `pip install tenet[plot]`)."""
+"""Pictures with matplotlib (a dependency of tenet; imported only when a plot is asked for)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def _pyplot():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise InputError("plotting needs matplotlib: pip install 'tenet[plot]'", "--plot") from None
+        raise InputError("plotting needs matplotlib: pip install matplotlib", "--plot") from None
     return plt
 
 
