@@ -151,11 +151,6 @@ def is_bounded(uset: isl.UnionSet) -> bool:
     return all(s.is_bounded() for s in sets_of(uset))
 
 
-def tuple_names(uset: isl.UnionSet) -> list[str]:
-    """Tuple names of the sets of a union, in a stable order."""
-    return sorted(s.get_tuple_name() or "" for s in sets_of(uset))
-
-
 def name_of_map_range(umap: isl.UnionMap) -> list[tuple[str, int]]:
     """(tuple name, arity) of each range space of a union relation."""
     out = []
