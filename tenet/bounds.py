@@ -480,7 +480,8 @@ def area_split(
 
 def bound_at_capacity(workload: Workload, arch, analysis: dict[str, Any]) -> dict[str, Any]:
     """The Snowcat bound at the array's on-chip capacity next to the dataflow's scratchpad
-    traffic (Σ unique over tensors and sides), and their ratio."""
+    traffic counted the same way (unique fetches of inputs; 2W - |O| for the output, whose
+    partial sums are written W times and read back W - |O| times), and their ratio."""
     capacity = arch.pe_count * arch.memory.l1_words + arch.memory.l2_words
     problem = problem_from_workload(workload)
     result = evaluate(problem, bypass=False)
@@ -493,9 +494,14 @@ def bound_at_capacity(workload: Workload, arch, analysis: dict[str, Any]) -> dic
         for i in result.front.tolist()
     ]
     point = lookup(front, capacity)
-    traffic = sum(
-        v["unique"] for sides in analysis["tensors"].values() for v in sides.values() if v
-    )
+    # Charged like the bound: inputs once per fetch, outputs read-modify-write (2W - |O|).
+    traffic = 0
+    for tensor in problem.tensors:
+        sides = analysis["tensors"][tensor.name]
+        if tensor.output:
+            traffic += 2 * sides["write"]["unique"] - problem.size(tensor)
+        else:
+            traffic += sides["read"]["unique"]
     return {
         "capacity_words": capacity,
         "accesses": point["accesses"] if point else None,

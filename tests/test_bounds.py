@@ -321,3 +321,28 @@ def test_tensor_sizes_skip_holes():
     assert [problem.size(t) for t in problem.tensors] == [4, 1, 4]
     report = bounds_report(evaluate(problem))
     assert report["algorithmic_minimum"] == 9 == report["pareto"][-1]["accesses"]
+
+
+def test_analyze_bound_charges_partial_sums_like_the_bound(capsys):
+    # Weight-stationary 256^3 GEMM on 8x8: C's partial sums leave the array once per k tile
+    # (W = M*N*K/8 writes) and come back W - M*N times; A is fetched M*K*N/8 times, B once.
+    rc, out, _ = run(
+        [
+            "analyze",
+            "-w",
+            "gemm",
+            "-a",
+            "systolic-8x8",
+            "-d",
+            "ws-systolic-8x8",
+            "--bound",
+            "--format",
+            "json",
+        ],
+        capsys,
+    )
+    assert rc == 0
+    bound = json.loads(out)["bound"]
+    writes = 256 * 256 * 256 // 8
+    assert bound["dataflow_traffic"] == 256 * 256 * 256 // 8 + 256 * 256 + 2 * writes - 256 * 256
+    assert bound["ratio"] == pytest.approx(bound["dataflow_traffic"] / (2 * 256**3 // 128 + 256**2))
