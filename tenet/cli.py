@@ -45,21 +45,24 @@ from .validate import validate
 from .workload import load_workload
 
 
-def parse_sets(items: Sequence[str] | None) -> dict[str, int]:
-    """`--set NAME=VALUE` pairs as a dict of integers."""
+def parse_assignments(items: Sequence[str], flag: str) -> dict[str, int]:
+    """`NAME=VALUE` items (from repeated `--set`, or a comma-separated `--shape`) as integers."""
     values: dict[str, int] = {}
-    for item in items or ():
+    for item in items:
         name, sep, value = item.partition("=")
         name, value = name.strip(), value.strip()
         if not sep or not name:
-            raise InputError(f"expected NAME=VALUE, got {item!r}", "--set")
+            raise InputError(f"expected NAME=VALUE, got {item!r}", flag)
         try:
             values[name] = int(value)
         except ValueError:
-            raise InputError(
-                f"value of {name} must be an integer, got {value!r}", "--set"
-            ) from None
+            raise InputError(f"value of {name} must be an integer, got {value!r}", flag) from None
     return values
+
+
+def parse_sets(items: Sequence[str] | None) -> dict[str, int]:
+    """`--set NAME=VALUE` pairs as a dict of integers."""
+    return parse_assignments(items or (), "--set")
 
 
 def _add_inputs(parser: argparse.ArgumentParser) -> None:
@@ -381,18 +384,8 @@ def run_trace(args: argparse.Namespace) -> int:
 
 
 def parse_shape(text: str) -> dict[str, int]:
-    shape = {}
-    for item in text.split(","):
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise InputError(f"expected r=N pairs separated by commas, got {item!r}", "--shape")
-        try:
-            shape[name.strip()] = int(value)
-        except ValueError:
-            raise InputError(
-                f"size of {name.strip()} must be an integer, got {value!r}", "--shape"
-            ) from None
-    return shape
+    """`--shape m=4096,k=4096,n=4096` as a dict of integers."""
+    return parse_assignments(text.split(","), "--shape")
 
 
 def bound_problem(args: argparse.Namespace) -> Problem:

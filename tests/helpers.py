@@ -7,6 +7,23 @@ from pathlib import Path
 import yaml
 
 from tenet import analyze, load_arch, load_dataflow, load_workload, simulate
+from tenet.cli import main
+
+#: A small output-stationary GEMM on the 8x8 systolic preset, for CLI tests.
+SMALL_GEMM_ARGS = [
+    "-w",
+    "gemm",
+    "-a",
+    "systolic-8x8",
+    "-d",
+    "os-systolic-8x8",
+    "--set",
+    "M=16",
+    "--set",
+    "N=16",
+    "--set",
+    "K=8",
+]
 
 
 def write_yaml(directory: Path, name: str, data: dict) -> Path:
@@ -22,3 +39,10 @@ def both(workload, arch, dataflow) -> tuple[dict, dict]:
 
 def load_all(workload: Path, arch: Path, dataflow: Path, sets: dict | None = None):
     return load_workload(workload, sets or {}), load_arch(arch), load_dataflow(dataflow)
+
+
+def run_cli(args, capsys) -> tuple[int, str, str]:
+    """Run the CLI in-process: (exit code, stdout, stderr)."""
+    rc = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return rc, out, err

@@ -13,9 +13,8 @@ import pytest
 
 from tenet import analyze, load_arch, load_dataflow, load_workload
 from tenet.bounds import bounds_report, evaluate, lookup, problem_from_einsum, problem_from_workload
-from tenet.cli import main
 
-from .helpers import write_yaml
+from .helpers import run_cli, write_yaml
 
 GEMM = "O[m,n] += A[m,k] * W[k,n]"
 BIG = {"m": 4096, "k": 4096, "n": 4096}
@@ -226,14 +225,8 @@ def test_sliding_window_fetches_only_the_new_part():
 # --- CLI -------------------------------------------------------------------------------
 
 
-def run(args, capsys):
-    rc = main(args)
-    captured = capsys.readouterr()
-    return rc, captured.out, captured.err
-
-
 def test_cli_json_and_lookups(capsys, tmp_path):
-    rc, out, _ = run(
+    rc, out, _ = run_cli(
         [
             "bounds",
             "--einsum",
@@ -285,12 +278,12 @@ def test_cli_json_and_lookups(capsys, tmp_path):
     ],
 )
 def test_cli_errors(capsys, args, needle):
-    rc, _out, err = run(["bounds", *args], capsys)
+    rc, _out, err = run_cli(["bounds", *args], capsys)
     assert rc == 2 and needle in err and err.count("\n") == 1
 
 
 def test_analyze_with_bound(capsys):
-    rc, out, _ = run(
+    rc, out, _ = run_cli(
         [
             "analyze",
             "-w",
@@ -326,7 +319,7 @@ def test_tensor_sizes_skip_holes():
 def test_analyze_bound_charges_partial_sums_like_the_bound(capsys):
     # Weight-stationary 256^3 GEMM on 8x8: C's partial sums leave the array once per k tile
     # (W = M*N*K/8 writes) and come back W - M*N times; A is fetched M*K*N/8 times, B once.
-    rc, out, _ = run(
+    rc, out, _ = run_cli(
         [
             "analyze",
             "-w",

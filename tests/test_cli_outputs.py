@@ -12,22 +12,8 @@ import jsonschema
 import pytest
 
 from tenet import __version__
-from tenet.cli import main
 
-SMALL_GEMM = [
-    "-w",
-    "gemm",
-    "-a",
-    "systolic-8x8",
-    "-d",
-    "os-systolic-8x8",
-    "--set",
-    "M=16",
-    "--set",
-    "N=16",
-    "--set",
-    "K=8",
-]
+from .helpers import SMALL_GEMM_ARGS, run_cli
 
 VOLUME = {
     "type": "object",
@@ -104,15 +90,9 @@ ANALYZE_SCHEMA = {
 }
 
 
-def run(args, capsys):
-    rc = main(args)
-    captured = capsys.readouterr()
-    return rc, captured.out, captured.err
-
-
 @pytest.mark.parametrize("command", ["analyze", "simulate"])
 def test_json_matches_schema(command, capsys):
-    rc, out, _ = run([command, *SMALL_GEMM, "--format", "json"], capsys)
+    rc, out, _ = run_cli([command, *SMALL_GEMM_ARGS, "--format", "json"], capsys)
     assert rc == 0
     result = json.loads(out)
     jsonschema.validate(result, ANALYZE_SCHEMA)
@@ -121,7 +101,7 @@ def test_json_matches_schema(command, capsys):
 
 
 def test_json_keeps_big_integers_exact(capsys):
-    rc, out, _ = run(
+    rc, out, _ = run_cli(
         [
             "analyze",
             "-w",
@@ -148,7 +128,7 @@ def test_json_keeps_big_integers_exact(capsys):
 
 
 def test_csv_one_row_with_dotted_columns(capsys):
-    rc, out, _ = run(["analyze", *SMALL_GEMM, "--format", "csv"], capsys)
+    rc, out, _ = run_cli(["analyze", *SMALL_GEMM_ARGS, "--format", "csv"], capsys)
     assert rc == 0
     rows = list(csv.DictReader(io.StringIO(out)))
     assert len(rows) == 1
@@ -159,7 +139,7 @@ def test_csv_one_row_with_dotted_columns(capsys):
 
 
 def test_table_lists_every_tensor_and_metric(capsys):
-    rc, out, _ = run(["analyze", *SMALL_GEMM], capsys)
+    rc, out, _ = run_cli(["analyze", *SMALL_GEMM_ARGS], capsys)
     assert rc == 0
     for text in ("latency", "energy", "PE utilization", "A ", "B ", "C ", "2,048"):
         assert text in out
@@ -167,7 +147,9 @@ def test_table_lists_every_tensor_and_metric(capsys):
 
 def test_output_file(tmp_path, capsys):
     target = tmp_path / "out.json"
-    rc, out, _ = run(["analyze", *SMALL_GEMM, "--format", "json", "-o", str(target)], capsys)
+    rc, out, _ = run_cli(
+        ["analyze", *SMALL_GEMM_ARGS, "--format", "json", "-o", str(target)], capsys
+    )
     assert rc == 0 and out == ""
     assert json.loads(target.read_text())["macs"] == 16 * 16 * 8
 
@@ -189,6 +171,6 @@ def test_help_lists_commands():
 
 
 def test_presets_lists_archs_and_workloads(capsys):
-    rc, out, _ = run(["presets"], capsys)
+    rc, out, _ = run_cli(["presets"], capsys)
     assert rc == 0
     assert "systolic-8x8" in out and "gemm: " in out and "os-systolic-8x8" in out

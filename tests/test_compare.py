@@ -6,22 +6,16 @@ import json
 
 from tenet import analyze, load_arch, load_dataflow, load_workload
 from tenet.arch import with_topology
-from tenet.cli import main
 from tenet.compare import Row
 
 from .conftest import ARCHS, WORKLOADS
+from .helpers import run_cli
 
 BASE = ["-w", "gemm", "-d", "os-multicast-8x8", "--set", "M=16", "--set", "N=16", "--set", "K=8"]
 
 
-def run(args, capsys):
-    rc = main(args)
-    captured = capsys.readouterr()
-    return rc, captured.out, captured.err
-
-
 def test_compare_json_has_one_analyze_object_per_arch(capsys):
-    rc, out, _ = run(
+    rc, out, _ = run_cli(
         ["compare", *BASE, "-a", "systolic-8x8", "-a", "multicast-8x8", "--format", "json"], capsys
     )
     assert rc == 0
@@ -37,7 +31,7 @@ def test_compare_json_has_one_analyze_object_per_arch(capsys):
 
 def test_compare_topologies_on_one_array(capsys):
     topologies = "systolic-2d,mesh,row-multicast,column-multicast,broadcast,mtia-grid"
-    rc, out, _ = run(
+    rc, out, _ = run_cli(
         ["compare", *BASE, "-a", "systolic-8x8", "--topologies", topologies, "--format", "json"],
         capsys,
     )
@@ -55,7 +49,7 @@ def test_compare_topologies_on_one_array(capsys):
 
 
 def test_compare_table_marks_the_best(capsys):
-    rc, out, _ = run(
+    rc, out, _ = run_cli(
         ["compare", *BASE, "-a", "systolic-8x8", "--topologies", "row-multicast,mtia-grid"], capsys
     )
     assert rc == 0
@@ -72,7 +66,7 @@ def test_best_of_a_row():
 
 def test_compare_plot(tmp_path, capsys):
     target = tmp_path / "compare.png"
-    rc, _, _ = run(
+    rc, _, _ = run_cli(
         [
             "compare",
             *BASE,
@@ -90,13 +84,15 @@ def test_compare_plot(tmp_path, capsys):
 
 
 def test_compare_errors(capsys):
-    rc, _, err = run(
+    rc, _, err = run_cli(
         ["compare", *BASE, "-a", "systolic-8x8", "-a", "chain-64", "--topologies", "mesh"], capsys
     )
     assert rc == 2 and "exactly one -a" in err
-    rc, _, err = run(["compare", *BASE, "-a", "systolic-8x8", "--topologies", "hypercube"], capsys)
+    rc, _, err = run_cli(
+        ["compare", *BASE, "-a", "systolic-8x8", "--topologies", "hypercube"], capsys
+    )
     assert rc == 2 and "unknown topology 'hypercube'" in err and err.count("\n") == 1
-    rc, _, err = run(["compare", *BASE], capsys)
+    rc, _, err = run_cli(["compare", *BASE], capsys)
     assert rc == 2 and "-a/--arch" in err
 
 

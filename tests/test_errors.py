@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tenet.cli import main
+from .helpers import SMALL_GEMM_ARGS, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKLOADS = ROOT / "workloads"
@@ -62,12 +62,6 @@ def isl_workload(domain: str, reads: str = "{ S[i] -> A[i] }", params: str = "")
     """A one-statement workload in the isl form of the contract."""
     head = f"name: probe\n{params}"
     return head + f'statements:\n  - domain: "{domain}"\n    reads:\n      A: "{reads}"\n'
-
-
-def run_cli(args, capsys) -> tuple[int, str, str]:
-    rc = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def assert_input_error(rc: int, out: str, err: str, source=None, key=None, *needles) -> str:
@@ -174,23 +168,7 @@ WHAT = {
 
 def test_presets_by_name_json(capsys):
     rc, out, err = run_cli(
-        [
-            "analyze",
-            "-w",
-            "gemm",
-            "-a",
-            "systolic-8x8",
-            "-d",
-            "os-systolic-8x8",
-            "--set",
-            "M=16",
-            "--set",
-            "N=16",
-            "--set",
-            "K=8",
-            "--format",
-            "json",
-        ],
+        ["analyze", *SMALL_GEMM_ARGS, "--format", "json"],
         capsys,
     )
     assert rc == 0, err
@@ -990,23 +968,7 @@ def test_after_operations_limit_the_next_run_works(capsys):
         capsys,
     )
     rc, out, err = run_cli(
-        [
-            "analyze",
-            "-w",
-            "gemm",
-            "-a",
-            "systolic-8x8",
-            "-d",
-            "os-systolic-8x8",
-            "--set",
-            "M=16",
-            "--set",
-            "N=16",
-            "--set",
-            "K=8",
-            "--format",
-            "json",
-        ],
+        ["analyze", *SMALL_GEMM_ARGS, "--format", "json"],
         capsys,
     )
     assert rc == 0, err

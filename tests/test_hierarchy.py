@@ -8,16 +8,9 @@ import json
 import pytest
 
 from tenet import InputError, load_arch
-from tenet.cli import main
 
 from .conftest import ARCHS
-from .helpers import write_yaml
-
-
-def run(args, capsys):
-    rc = main(args)
-    captured = capsys.readouterr()
-    return rc, captured.out, captured.err
+from .helpers import run_cli, write_yaml
 
 
 def test_levels_parse_units():
@@ -30,7 +23,7 @@ def test_levels_parse_units():
 
 
 def test_mtia_like_gemm_by_hand(capsys):
-    rc, out, _ = run(
+    rc, out, _ = run_cli(
         [
             "bounds",
             "-w",
@@ -60,7 +53,9 @@ def test_mtia_like_gemm_by_hand(capsys):
 
 
 def test_bandwidth_bound_bottleneck(capsys):
-    rc, out, _ = run(["bounds", "-w", "gemm-4k", "-a", "sn40l-like", "--format", "json"], capsys)
+    rc, out, _ = run_cli(
+        ["bounds", "-w", "gemm-4k", "-a", "sn40l-like", "--format", "json"], capsys
+    )
     hierarchy = json.loads(out)["hierarchy"]
     times = {f"{p['inner']} <-> {p['outer']}": p["seconds"] for p in hierarchy["levels"]}
     assert rc == 0 and hierarchy["bottleneck"] == max(times, key=times.get) == "HBM <-> DDR"
@@ -97,5 +92,5 @@ def test_bad_levels(tmp_path, levels, needle):
 
 
 def test_arch_without_levels(capsys):
-    rc, _, err = run(["bounds", "-w", "gemm-4k", "-a", "systolic-8x8"], capsys)
+    rc, _, err = run_cli(["bounds", "-w", "gemm-4k", "-a", "systolic-8x8"], capsys)
     assert rc == 2 and "no 'levels'" in err

@@ -10,12 +10,11 @@ import islpy as isl
 import pytest
 
 from tenet import load_arch, load_dataflow, load_workload
-from tenet.cli import main
 from tenet.isl_util import maps_of, sets_of
 from tenet.validate import validate
 
 from .conftest import ARCHS, WORKLOADS
-from .helpers import write_yaml
+from .helpers import run_cli, write_yaml
 
 
 def points(uset) -> list[tuple[str, tuple[int, ...]]]:
@@ -216,12 +215,6 @@ def test_notation():
     assert result.notation == "(I%8, J%8 - P | floor(I/8), floor(J/8), K+I%8+J%8 - T)"
 
 
-def run(args, capsys):
-    rc = main(args)
-    captured = capsys.readouterr()
-    return rc, captured.out, captured.err
-
-
 def test_cli_exit_codes_and_json(tmp_path, capsys):
     base = [
         "validate",
@@ -236,9 +229,9 @@ def test_cli_exit_codes_and_json(tmp_path, capsys):
         "--set",
         "K=8",
     ]
-    rc, out, _ = run([*base, "-d", "os-systolic-8x8"], capsys)
+    rc, out, _ = run_cli([*base, "-d", "os-systolic-8x8"], capsys)
     assert rc == 0 and "legal" in out and "K+I%8+J%8 - T" in out
-    rc, out, _ = run([*base, "-d", "os-systolic-8x8", "--format", "json"], capsys)
+    rc, out, _ = run_cli([*base, "-d", "os-systolic-8x8", "--format", "json"], capsys)
     assert rc == 0 and json.loads(out) == {
         "legal": True,
         "workload": "gemm",
@@ -256,7 +249,7 @@ def test_cli_exit_codes_and_json(tmp_path, capsys):
             "time": "{ S[i,j,k] -> T[floor(i/8), floor(j/8)] }",
         },
     )
-    rc, out, _ = run([*base, "-d", str(conflict), "--format", "json"], capsys)
+    rc, out, _ = run_cli([*base, "-d", str(conflict), "--format", "json"], capsys)
     data = json.loads(out)
     assert rc == 3 and not data["legal"]
     violation = data["violations"][0]
@@ -265,7 +258,7 @@ def test_cli_exit_codes_and_json(tmp_path, capsys):
         set(violation["example"]) == {"instances", "pe", "time"}
         and len(violation["example"]["instances"]) == 2
     )
-    rc, _, err = run([*base, "-d", "missing.yaml"], capsys)
+    rc, _, err = run_cli([*base, "-d", "missing.yaml"], capsys)
     assert rc == 2 and err.count("\n") == 1
 
 
@@ -299,7 +292,7 @@ def test_trace_reproduces_the_worked_example(tmp_path, capsys):
         "d",
         {"name": "d", "space": "{ S[i,j,k] -> PE[i,j] }", "time": "{ S[i,j,k] -> T[i+j+k] }"},
     )
-    rc, out, _ = run(
+    rc, out, _ = run_cli(
         ["trace", "-w", str(w), "-a", str(a), "-d", str(d), "--tensor", "A", "--format", "json"],
         capsys,
     )
@@ -332,7 +325,7 @@ def test_trace_reproduces_the_worked_example(tmp_path, capsys):
         e["element"] for c in json.loads(out)["cells"] for e in c["elements"] if not e["reused"]
     ]
     assert len(fetched) == 8  # each element of A enters the array once
-    rc, out, _ = run(
+    rc, out, _ = run_cli(
         [
             "trace",
             "-w",
@@ -349,5 +342,7 @@ def test_trace_reproduces_the_worked_example(tmp_path, capsys):
         capsys,
     )
     assert rc == 0 and "A[0, 0]*" in out and (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG"
-    rc, _, err = run(["trace", "-w", str(w), "-a", str(a), "-d", str(d), "--tensor", "Z"], capsys)
+    rc, _, err = run_cli(
+        ["trace", "-w", str(w), "-a", str(a), "-d", str(d), "--tensor", "Z"], capsys
+    )
     assert rc == 2 and "unknown tensor 'Z'" in err
