@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from .helpers import run_cli, write_yaml
 from tenet.bounds import evaluate, problem_from_einsum
 from tenet.chain import build_chain, load_chain
 from tenet.fusion import (
@@ -25,6 +24,8 @@ from tenet.fusion import (
     untiled_front,
 )
 from tenet.presets import resolve_workload
+
+from .helpers import run_cli, write_yaml
 
 MIB_WORDS = 2**19  # 1 MiB of 16-bit words
 
@@ -310,7 +311,7 @@ def test_cli_json_has_the_contract_keys(tmp_path, capsys):
 )
 def test_bad_chains_exit_2_with_one_line(tmp_path, capsys, chain, message):
     path = write_yaml(tmp_path, "bad", chain)
-    code, out, err = run_cli(["fuse", "-w", path], capsys)
+    code, _out, err = run_cli(["fuse", "-w", path], capsys)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
 
 
