@@ -318,3 +318,25 @@ def test_bad_chains_exit_2_with_one_line(tmp_path, capsys, chain, message):
 def test_unknown_strategy_exits_2(capsys):
     code, _, err = run_cli(["fuse", "-w", "gpt3-ffn", "--templates", "ffmt,nope"], capsys)
     assert code == 2 and "--templates" in err
+
+
+def test_fuse_reports_each_memory_level(capsys):
+    code, out, err = run_cli(
+        ["fuse", "-w", "gpt3-ffn", "-a", "sn40l-like", "--format", "json"], capsys
+    )
+    assert code == 0, err
+    levels = json.loads(out)["hierarchy"]["levels"]
+    # 520 MiB of SRAM holds the fused minimum's 256.04 MiB: X, Y, W1, W2 once each.
+    fused_min = 2 * 32768 * 4096 + 2 * 4096 * 16384
+    assert [(p["inner"], p["outer"], p["accesses"]) for p in levels] == [
+        ("SRAM", "HBM", fused_min),
+        ("HBM", "DDR", fused_min),
+    ]
+    assert levels[0]["seconds"] == pytest.approx(fused_min * 2 / 2000e9)
+    assert levels[1]["seconds"] == pytest.approx(fused_min * 2 / 200e9)
+    assert json.loads(out)["hierarchy"]["bottleneck"] == "HBM <-> DDR"
+
+
+def test_chain_workloads_are_refused_by_single_einsum_commands(capsys):
+    code, _out, err = run_cli(["bounds", "-w", "gpt3-ffn"], capsys)
+    assert code == 2 and "tenet fuse" in err
