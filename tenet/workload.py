@@ -241,7 +241,7 @@ def load_workload(path: str | Path, overrides: Mapping[str, int] | None = None) 
     data = load_yaml(path, "workload file")
     values = _param_values(data.get("params"), overrides, source)
     name = str(data.get("name") or Path(path).stem)
-    if "einsums" in data:
+    if isinstance(data.get("einsums"), list) and "einsum" not in data:
         raise InputError("this is a chain of einsums: use 'tenet fuse -w' for it", source, "einsums")
     check_keys(
         data,
