@@ -8,7 +8,7 @@ _PACKAGE = Path(__file__).resolve().parent
 
 
 def preset_roots(kind: str) -> list[Path]:
-    """Where presets of `kind` ('archs' or 'workloads') live: the wheel, then a checkout."""
+    """Where presets of `kind` (archs, workloads, networks) live: the wheel, then a checkout."""
     roots = [_PACKAGE / "presets" / kind, _PACKAGE.parent / kind]
     return [r for r in roots if r.is_dir()]
 
@@ -35,6 +35,26 @@ def resolve_workload(text: str) -> Path:
         if (root / text / "workload.yaml").is_file():
             return root / text / "workload.yaml"
     return Path(text)
+
+
+def resolve_network(text: str) -> Path:
+    """A network file, or a preset name (`alexnet` -> networks/alexnet.yaml)."""
+    if Path(text).is_file() or not _is_name(text):
+        return Path(text)
+    for root in preset_roots("networks"):
+        if (root / f"{text}.yaml").is_file():
+            return root / f"{text}.yaml"
+    return Path(text)
+
+
+def preset_names(kind: str) -> list[str]:
+    """Names of the presets of `kind`: `archs/*.yaml`, `workloads/*/`, `networks/*.yaml`."""
+    pattern = "*/workload.yaml" if kind == "workloads" else "*.yaml"
+    names: dict[str, None] = {}
+    for root in preset_roots(kind):
+        for p in sorted(root.glob(pattern)):
+            names.setdefault(p.parent.name if kind == "workloads" else p.stem, None)
+    return list(names)
 
 
 def resolve_dataflow(text: str, workload_path: Path | None) -> Path:
@@ -66,4 +86,8 @@ def list_presets() -> dict[str, list[str]]:
         for p in sorted(root.glob("*/workload.yaml")):
             flows = ", ".join(sorted(f.stem for f in (p.parent / "dataflows").glob("*.yaml")))
             workloads.setdefault(f"{p.parent.name}: {flows}", None)
-    return {"archs": list(archs), "workloads": list(workloads)}
+    return {
+        "archs": list(archs),
+        "workloads": list(workloads),
+        "networks": preset_names("networks"),
+    }
