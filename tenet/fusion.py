@@ -19,7 +19,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from math import prod
 from typing import Any
 
 import numpy as np
@@ -643,11 +642,3 @@ def fusion_report(result: FusionResult, at: list[tuple[str, int]] = ()) -> dict[
             rows.append(row)
         report["at"] = rows
     return report
-
-
-def chain_tensor_sizes(chain: Chain) -> dict[str, int]:
-    sizes: dict[str, int] = {}
-    for entry in chain.einsums:
-        for ref in (*entry.einsum.inputs, entry.einsum.output):
-            sizes[ref.tensor] = prod(chain.sizes[r] for r in ref.indices)
-    return sizes
