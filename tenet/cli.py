@@ -20,7 +20,10 @@ from .bounds import (
     problem_from_workload,
 )
 from .dataflow import load_dataflow
+from .dse import DEFAULT_OBJECTIVES, explore, front_table, objective_help, parse_objectives
+from .dse import emit as emit_dataflows
 from .errors import InputError, TenetError
+from .fuse_cli import add_fuse_parser, run_fuse
 from .isl_util import DEFAULT_MAX_OPERATIONS
 from .metrics import analyze
 from .plots import bound_plots, comparison_plot
@@ -123,6 +126,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_inputs(p)
     p.add_argument(
+        "-n",
+        "--network",
+        metavar="NAME|FILE",
+        help="a whole network instead of -w: a preset (e.g. alexnet, see 'tenet presets'), a "
+        "network YAML or an ONNX model; -d NAME[,NAME...] applies to every layer (the first "
+        "name its workload has); per-layer rows and totals (docs/networks.md)",
+    )
+    p.add_argument(
         "--max-isl-ops",
         type=int,
         default=DEFAULT_MAX_OPERATIONS,
@@ -134,7 +145,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="add the Snowcat bound at the array's on-chip capacity (pe_count x l1_words + l2_words)",
     )
+    p.add_argument(
+        "--symbolic",
+        action="store_true",
+        help="each metric as a closed form in the workload parameters not fixed by --set "
+        "(docs/symbolic.md)",
+    )
     _add_output(p)
+    from .execution import add_execution_arguments
+
+    add_execution_arguments(p)  # used by -n/--network: one task per distinct layer
 
     p = sub.add_parser(
         "simulate",
@@ -289,8 +309,81 @@ def build_parser() -> argparse.ArgumentParser:
         help="draw the ski slope (FILE.png), OI mesa (FILE-oi.png), performance mesa (FILE-perf.png)",
     )
 
+    add_fuse_parser(sub)
+    add_dse_parser(sub)
     sub.add_parser("presets", help="list the preset archs, workloads and dataflows")
     return parser
+
+
+def add_dse_parser(sub) -> None:
+    """`tenet dse`: enumerate dataflows, keep the legal distinct ones, report the Pareto front."""
+    from .execution import add_execution_arguments
+
+    p = sub.add_parser(
+        "dse",
+        help="design-space exploration: the Pareto front of dataflows for a workload on an array",
+        description="Enumerate dataflows of a one-statement workload on a PE array (a loop per "
+        "PE axis as loop % size, the tile loops and the other loops in every time order, "
+        "optional systolic skews matching the links), drop illegal and equivalent ones, count "
+        "every metric exactly and report the Pareto front of the objectives (all minimised "
+        "except utilization and active_pes).",
+    )
+    group = p.add_argument_group("inputs (YAML files or preset names)")
+    group.add_argument("-w", "--workload", metavar="FILE", help="workload YAML or preset")
+    group.add_argument(
+        "-n",
+        "--network",
+        metavar="NETWORK",
+        help="a whole network instead of -w (preset, network YAML or ONNX): a front per distinct "
+        "layer and the network front, one dataflow per layer (additive objectives only)",
+    )
+    group.add_argument("-a", "--arch", metavar="FILE", help="architecture YAML or preset")
+    group.add_argument(
+        "--set",
+        action="append",
+        metavar="NAME=VALUE",
+        default=[],
+        help="override a workload parameter (repeatable)",
+    )
+    group = p.add_argument_group("search")
+    group.add_argument(
+        "--objectives",
+        default=",".join(DEFAULT_OBJECTIVES),
+        metavar="NAME,NAME,...",
+        help=f"objectives of the front (default {','.join(DEFAULT_OBJECTIVES)}): "
+        + objective_help().replace("%", "%%"),
+    )
+    group.add_argument("--no-skew", action="store_true", help="no systolic skews")
+    group.add_argument(
+        "--interleave",
+        action="store_true",
+        help="also put temporal loops outside the tile loops (every time order)",
+    )
+    group.add_argument(
+        "--limit", type=int, metavar="N", help="evaluate N distinct dataflows sampled at random"
+    )
+    group.add_argument(
+        "--seed", type=int, default=0, metavar="S", help="seed of the --limit sample (default 0)"
+    )
+    group.add_argument(
+        "--ties",
+        action="store_true",
+        help="keep every dataflow with the same objective values as a front member",
+    )
+    group.add_argument(
+        "--max-isl-ops",
+        type=int,
+        default=DEFAULT_MAX_OPERATIONS,
+        metavar="N",
+        help="isl operations limit per analysis, 0 = none (a dataflow over it is skipped)",
+    )
+    group = p.add_argument_group("output")
+    group.add_argument("--format", choices=("table", "json"), default="table", help="output format")
+    group.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
+    group.add_argument(
+        "--emit", metavar="DIR", help="write the front as dataflow YAML files DIR/dse-001.yaml, ..."
+    )
+    add_execution_arguments(p)
 
 
 def load_inputs(args: argparse.Namespace):
@@ -448,9 +541,90 @@ def run_bounds(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_dse(args: argparse.Namespace) -> int:
+    from .execution import execution_options
+
+    if args.workload and args.network:
+        raise InputError("give either -w/--workload or -n/--network, not both")
+    for flag, value in (("-w/--workload", args.workload or args.network), ("-a/--arch", args.arch)):
+        if not value:
+            raise InputError(f"missing {flag}")
+    objectives = parse_objectives(args.objectives)
+    options = {
+        "skew": not args.no_skew,
+        "limit": args.limit,
+        "seed": args.seed,
+        "interleave": args.interleave,
+        "keep_ties": args.ties,
+        "max_operations": args.max_isl_ops,
+        **execution_options(args),
+    }
+    if args.network:
+        return run_dse_network(args, objectives, options)
+    workload = load_workload(resolve_workload(args.workload), parse_sets(args.set))
+    arch = load_arch(resolve_arch(args.arch))
+    with progress_bar("exploring dataflows") as tick:
+        report = explore(workload, arch, objectives, progress=tick, **options)
+    if args.emit:
+        emit_dataflows(report["pareto"], args.emit)
+    if args.format == "json":
+        emit(to_json(report) + "\n", args.output)
+    else:
+        emit(front_table(report, not args.output and sys.stdout.isatty()), args.output)
+    return 0
+
+
+def run_dse_network(args: argparse.Namespace, objectives: tuple[str, ...], options: dict) -> int:
+    """`dse -n NETWORK`: a front per distinct layer and the network front."""
+    from .dse import emit_network, explore_network, network_tables
+    from .network import load_network
+
+    if args.set:
+        raise InputError("does not apply to a network: put parameters in the network file", "--set")
+    network = load_network(args.network)
+    arch = load_arch(resolve_arch(args.arch))
+    with progress_bar("exploring dataflows per layer") as tick:
+        report = explore_network(network, arch, objectives, progress=tick, **options)
+    if args.emit:
+        emit_network(report, args.emit)
+    if args.format == "json":
+        emit(to_json(report) + "\n", args.output)
+    else:
+        emit(network_tables(report, not args.output and sys.stdout.isatty()), args.output)
+    return 0
+
+
+def run_network(args: argparse.Namespace) -> int:
+    """`analyze -n NETWORK`: every layer on one arch, per-layer rows and network totals."""
+    from .execution import execution_options
+    from .network import analyze_network, load_network, render_network
+
+    if args.workload or args.tenet:
+        raise InputError("give either -n/--network or -w/--workload (or --tenet), not both")
+    if args.set:
+        raise InputError("does not apply to a network: put parameters in the network file", "--set")
+    if args.bound:
+        raise InputError("is not available with -n/--network", "--bound")
+    if not args.arch:
+        raise InputError("missing -a/--arch")
+    network = load_network(args.network)
+    arch = load_arch(resolve_arch(args.arch))
+    with progress_bar("analyzing layers") as tick:
+        result = analyze_network(
+            network, arch, args.dataflow, args.max_isl_ops, progress=tick, **execution_options(args)
+        )
+    color = args.format == "table" and not args.output and sys.stdout.isatty()
+    emit(render_network(result, args.format, color), args.output)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.command == "dse":
+        return run_dse(args)
     if args.command == "bounds":
         return run_bounds(args)
+    if args.command == "fuse":
+        return run_fuse(args)
     if args.command == "compare":
         return run_compare(args)
     if args.command == "validate":
@@ -461,8 +635,15 @@ def run(args: argparse.Namespace) -> int:
         presets = list_presets()
         lines = ["archs:"] + [f"  {a}" for a in presets["archs"]]
         lines += ["workloads (name: dataflows):"] + [f"  {w}" for w in presets["workloads"]]
+        lines += ["networks:"] + [f"  {n}" for n in presets["networks"]]
         emit("\n".join(lines) + "\n", None)
         return 0
+    if args.command == "analyze" and args.symbolic:
+        from .symbolic import run_symbolic
+
+        return run_symbolic(args)
+    if args.command == "analyze" and args.network:
+        return run_network(args)
     workload, arch, dataflow = load_inputs(args)
     if args.command == "analyze":
         result = analyze(workload, arch, dataflow, args.max_isl_ops).to_dict()

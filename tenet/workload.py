@@ -242,7 +242,9 @@ def load_workload(path: str | Path, overrides: Mapping[str, int] | None = None) 
     values = _param_values(data.get("params"), overrides, source)
     name = str(data.get("name") or Path(path).stem)
     if isinstance(data.get("einsums"), list) and "einsum" not in data:
-        raise InputError("this is a chain of einsums: use 'tenet fuse -w' for it", source, "einsums")
+        raise InputError(
+            "this is a chain of einsums: use 'tenet fuse -w' for it", source, "einsums"
+        )
     check_keys(
         data,
         ("name", "params", "einsum", "bounds", "statement", "statements", "macs_per_instance"),

@@ -17,3 +17,14 @@ def tenet_data() -> Path:
     if not TENET_DATA.is_dir():
         pytest.skip("../shared/tenet-data is absent")
     return TENET_DATA
+
+
+@pytest.fixture(scope="session")
+def dask_scheduler_address():
+    """`tcp://127.0.0.1:PORT` of a real Dask scheduler with 2 one-thread workers (separate
+    processes, shared by the session); skips when Dask is not installed."""
+    pytest.importorskip("distributed")
+    from .dask_cluster import local_dask_cluster
+
+    with local_dask_cluster(workers=2) as address:
+        yield address
