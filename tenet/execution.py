@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import multiprocessing
+import os
 import pickle
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
@@ -35,9 +36,10 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--jobs",
         type=int,
-        default=1,
+        default=None,
         metavar="N",
-        help="run the tasks on N local processes (default 1: in this process)",
+        help="run the tasks on a pool of N local processes (default: one per CPU, "
+        f"{default_jobs()} here; 1 runs them in this process)",
     )
     group.add_argument(
         "--scheduler",
@@ -53,10 +55,22 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def default_jobs() -> int:
+    """Local processes when `--jobs` is not given: one per CPU this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 def execution_options(args: argparse.Namespace) -> dict:
-    """The `jobs`, `scheduler` and `journal` keyword arguments of `run_tasks`, checked."""
-    check_execution(args.jobs, args.scheduler)
-    return {"jobs": args.jobs, "scheduler": args.scheduler, "journal": args.journal}
+    """The `jobs`, `scheduler` and `journal` keyword arguments of `run_tasks`, checked: a local
+    pool of one process per CPU unless `--jobs` or `--scheduler` says otherwise."""
+    jobs = args.jobs
+    if jobs is None:
+        jobs = 1 if args.scheduler is not None else default_jobs()
+    check_execution(jobs, args.scheduler)
+    return {"jobs": jobs, "scheduler": args.scheduler, "journal": args.journal}
 
 
 def check_execution(jobs: int, scheduler: str | None) -> None:
@@ -101,8 +115,8 @@ def run_tasks(
 
         if pending and scheduler is not None:
             run_dask(function, pending, scheduler, on_result)
-        elif pending and jobs > 1:
-            run_pool(function, pending, jobs, on_result)
+        elif len(pending) > 1 and jobs > 1:
+            run_pool(function, pending, min(jobs, len(pending)), on_result)
         else:
             run_inline(function, pending, on_result)
     return {key: results[key] for key, _ in tasks}

@@ -352,11 +352,14 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def test_command_line_options():
-    assert execution_options(parse([])) == {"jobs": 1, "scheduler": None, "journal": None}
+    # No --jobs: a local pool with one process per CPU this process may use.
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert execution_options(parse([])) == {"jobs": cpus, "scheduler": None, "journal": None}
     args = parse(["--jobs", "3", "--journal", "out.jsonl"])
     assert execution_options(args) == {"jobs": 3, "scheduler": None, "journal": "out.jsonl"}
     args = parse(["--scheduler", "tcp://10.0.0.5:8786"])
     assert execution_options(args)["scheduler"] == "tcp://10.0.0.5:8786"
+    assert execution_options(args)["jobs"] == 1  # the cluster decides, not local processes
 
 
 @pytest.mark.parametrize(
