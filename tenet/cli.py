@@ -151,6 +151,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="each metric as a closed form in the workload parameters not fixed by --set "
         "(docs/symbolic.md)",
     )
+    p.add_argument(
+        "--family",
+        metavar="P,Q,...",
+        help="with -n and --symbolic: the parameters left symbolic; layers that share a "
+        "workload, dataflow and every other parameter are counted once and evaluated per layer",
+    )
     _add_output(p)
     from .execution import add_execution_arguments
 

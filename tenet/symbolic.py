@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -771,12 +772,57 @@ def run_symbolic(args: Any) -> int:
     from .cli import emit, load_inputs, parse_sets
 
     if getattr(args, "network", None):
-        raise InputError("is not available with -n/--network", "--symbolic")
+        return run_network_symbolic(args)
+    if getattr(args, "family", None):
+        raise InputError("goes with -n/--network --symbolic", "--family")
     if args.bound:
         raise InputError("is not available with --symbolic", "--bound")
     workload, arch, dataflow = load_inputs(args)
     text = symbolic_report(
         workload, arch, dataflow, parse_sets(args.set), args.format, args.max_isl_ops
     )
+    emit(text, args.output)
+    return 0
+
+
+def run_network_symbolic(args: Any) -> int:
+    """`tenet analyze -n NETWORK --symbolic --family P,...`: one count per shape family."""
+    from .arch import load_arch
+    from .cli import emit
+    from .network import load_network, render_network
+    from .network_symbolic import analyze_network_symbolic
+    from .presets import resolve_arch
+    from .progress import progress_bar
+
+    if args.workload or args.tenet:
+        raise InputError("give either -n/--network or -w/--workload (or --tenet), not both")
+    if args.set:
+        raise InputError("does not apply to a network: put parameters in the network file", "--set")
+    if args.bound:
+        raise InputError("is not available with --symbolic", "--bound")
+    if not args.family:
+        raise InputError(
+            "-n with --symbolic needs --family P,Q,... (the parameters left symbolic; layers "
+            "that agree on all the others share one count)",
+            "--family",
+        )
+    if not args.arch:
+        raise InputError("missing -a/--arch")
+    family = [p.strip() for p in args.family.split(",") if p.strip()]
+    network = load_network(args.network)
+    arch = load_arch(resolve_arch(args.arch))
+    with progress_bar("counting layer families") as tick:
+        result = analyze_network_symbolic(
+            network, arch, family, args.dataflow, args.max_isl_ops, progress=tick
+        )
+    color = args.format == "table" and not args.output and sys.stdout.isatty()
+    text = render_network(result, args.format, color)
+    if args.format == "table":
+        lines = [
+            f"family {f['workload']} / {f['dataflow']} (symbols {', '.join(f['symbols'])}): "
+            f"{len(f['layers'])} layers from one count"
+            for f in result["families"]
+        ]
+        text += "\n".join(lines) + "\n"
     emit(text, args.output)
     return 0
