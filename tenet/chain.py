@@ -28,6 +28,7 @@ from typing import Any
 from .einsum import Einsum, parse_einsum
 from .errors import InputError
 from .io import check_keys, expect_int, expect_mapping, load_yaml
+from .workload import _param_values as workload_params
 
 _IDENT_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
@@ -300,15 +301,7 @@ def load_chain(path: str | Path, overrides: Mapping[str, int] | None = None) -> 
         ("einsums", "bounds"),
         source,
     )
-    values: dict[str, int] = {}
-    if data.get("params") is not None:
-        for pname, value in expect_mapping(data["params"], source, "params").items():
-            values[str(pname)] = expect_int(value, source, f"params.{pname}")
-    for pname, value in (overrides or {}).items():
-        if pname not in values:
-            known = ", ".join(values) or "none"
-            raise InputError(f"unknown parameter {pname!r} (the workload has: {known})", "--set")
-        values[pname] = value
+    values = workload_params(data.get("params"), overrides, source)
     word_bits = expect_int(data.get("word_bits", 16), source, "word_bits", 1)
     entries = _entries(data["einsums"], source)
     sizes = _sizes(data["bounds"], values, source)

@@ -600,10 +600,9 @@ def run_dse_network(args: argparse.Namespace, objectives: tuple[str, ...], optio
     return 0
 
 
-def run_network(args: argparse.Namespace) -> int:
-    """`analyze -n NETWORK`: every layer on one arch, per-layer rows and network totals."""
-    from .execution import execution_options
-    from .network import analyze_network, load_network, render_network
+def network_inputs(args: argparse.Namespace):
+    """The network and arch of `analyze -n`, after rejecting options that do not apply."""
+    from .network import load_network
 
     if args.workload or args.tenet:
         raise InputError("give either -n/--network or -w/--workload (or --tenet), not both")
@@ -613,8 +612,15 @@ def run_network(args: argparse.Namespace) -> int:
         raise InputError("is not available with -n/--network", "--bound")
     if not args.arch:
         raise InputError("missing -a/--arch")
-    network = load_network(args.network)
-    arch = load_arch(resolve_arch(args.arch))
+    return load_network(args.network), load_arch(resolve_arch(args.arch))
+
+
+def run_network(args: argparse.Namespace) -> int:
+    """`analyze -n NETWORK`: every layer on one arch, per-layer rows and network totals."""
+    from .execution import execution_options
+    from .network import analyze_network, render_network
+
+    network, arch = network_inputs(args)
     with progress_bar("analyzing layers") as tick:
         result = analyze_network(
             network, arch, args.dataflow, args.max_isl_ops, progress=tick, **execution_options(args)

@@ -787,30 +787,19 @@ def run_symbolic(args: Any) -> int:
 
 def run_network_symbolic(args: Any) -> int:
     """`tenet analyze -n NETWORK --symbolic --family P,...`: one count per shape family."""
-    from .arch import load_arch
-    from .cli import emit
-    from .network import load_network, render_network
+    from .cli import emit, network_inputs
+    from .network import render_network
     from .network_symbolic import analyze_network_symbolic
-    from .presets import resolve_arch
     from .progress import progress_bar
 
-    if args.workload or args.tenet:
-        raise InputError("give either -n/--network or -w/--workload (or --tenet), not both")
-    if args.set:
-        raise InputError("does not apply to a network: put parameters in the network file", "--set")
-    if args.bound:
-        raise InputError("is not available with --symbolic", "--bound")
     if not args.family:
         raise InputError(
             "-n with --symbolic needs --family P,Q,... (the parameters left symbolic; layers "
             "that agree on all the others share one count)",
             "--family",
         )
-    if not args.arch:
-        raise InputError("missing -a/--arch")
+    network, arch = network_inputs(args)
     family = [p.strip() for p in args.family.split(",") if p.strip()]
-    network = load_network(args.network)
-    arch = load_arch(resolve_arch(args.arch))
     with progress_bar("counting layer families") as tick:
         result = analyze_network_symbolic(
             network, arch, family, args.dataflow, args.max_isl_ops, progress=tick
