@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -215,33 +217,77 @@ def count_volumes(
     temporal: isl.UnionMap,
     link_relations: list[tuple[int, isl.UnionMap]],
     spatial: isl.UnionMap,
-    used_links: set[int],
+    used_links: set[int] | None = None,
+    size: Callable[[Any], Any] = count,
+    minus: Callable[[Any, Any], Any] = operator.sub,
 ) -> Volumes:
     """total = |A|; temporal = |A_D \\ (M_t;A_D)|; then each link, in order, serves what is
     still unserved; unique = |A_D \\ (M;A_D)| is what no source serves;
-    spatial = |A_D ∩ (M_x;A_D)|. Links that could serve something join `used_links`."""
+    spatial = |A_D ∩ (M_x;A_D)|. Links that could serve something join `used_links`.
+    `size` and `minus` count and subtract (barvinok's quasi-polynomials for symbolic counts)."""
     assignment = space_time.data_assignment(access)
 
     def reachable(rel: isl.UnionMap) -> isl.UnionMap:
         return simplify(rel.apply_range(assignment))
 
     remaining = assignment.subtract(reachable(temporal))
-    temporal_unique = left = count(remaining)
+    temporal_unique = left = size(remaining)
     carried = {}
     for index, rel in link_relations:
         reach = reachable(rel)
-        if index not in used_links and not assignment.intersect(reach).is_empty():
+        if (
+            used_links is not None
+            and index not in used_links
+            and not assignment.intersect(reach).is_empty()
+        ):
             used_links.add(index)
         remaining = remaining.subtract(reach)
-        now = count(remaining)
-        carried[index], left = left - now, now
+        now = size(remaining)
+        carried[index], left = minus(left, now), now
     return Volumes(
-        total=count(access),
+        total=size(access),
         unique=left,
         temporal_unique=temporal_unique,
-        spatial_reuse=count(assignment.intersect(reachable(spatial))),
+        spatial_reuse=size(assignment.intersect(reachable(spatial))),
         carried=carried,
     )
+
+
+def tensor_volumes(
+    workload: Workload,
+    arch: Arch,
+    space_time: SpaceTime,
+    used_links: set[int] | None = None,
+    size: Callable[[Any], Any] = count,
+    minus: Callable[[Any, Any], Any] = operator.sub,
+) -> dict[str, dict[str, Volumes | None]]:
+    """`count_volumes` of every tensor and side; the temporal, link and spatial relations
+    are built once and shared (a spatial relation per distinct set of links)."""
+    temporal = space_time.temporal_relation()
+    link_relations = [space_time.link_relation(link) for link in arch.links]
+    spatial_cache: dict[tuple[int, ...], isl.UnionMap] = {}
+    volumes: dict[str, dict[str, Volumes | None]] = {}
+    for tensor in workload.tensors:
+        volumes[tensor] = {}
+        for side in SIDES:
+            access = workload.access(tensor, side)
+            if access is None:
+                volumes[tensor][side] = None
+                continue
+            links = links_for(arch, tensor, side)
+            if links not in spatial_cache:
+                spatial_cache[links] = space_time.spatial_relation([arch.links[n] for n in links])
+            volumes[tensor][side] = count_volumes(
+                space_time,
+                access,
+                temporal,
+                [(n, link_relations[n]) for n in links],
+                spatial_cache[links],
+                used_links,
+                size,
+                minus,
+            )
+    return volumes
 
 
 def crowded_stamps(
@@ -266,31 +312,8 @@ def analyze_bound(
     """All counts for a dataflow already checked against its workload and arch."""
     with operations_limit(max_operations, f"analyzing {dataflow_name!r}", source):
         space_time = SpaceTime.of(bound, arch)
-        temporal = space_time.temporal_relation()
-        link_relations = [space_time.link_relation(link) for link in arch.links]
-        spatial_cache: dict[tuple[int, ...], isl.UnionMap] = {}
         used_links: set[int] = set()
-        volumes: dict[str, dict[str, Volumes | None]] = {}
-        for tensor in workload.tensors:
-            volumes[tensor] = {}
-            for side in SIDES:
-                access = workload.access(tensor, side)
-                if access is None:
-                    volumes[tensor][side] = None
-                    continue
-                links = links_for(arch, tensor, side)
-                if links not in spatial_cache:
-                    spatial_cache[links] = space_time.spatial_relation(
-                        [arch.links[n] for n in links]
-                    )
-                volumes[tensor][side] = count_volumes(
-                    space_time,
-                    access,
-                    temporal,
-                    [(n, link_relations[n]) for n in links],
-                    spatial_cache[links],
-                    used_links,
-                )
+        volumes = tensor_volumes(workload, arch, space_time, used_links)
         instances = count(workload.domain)
         stamps = count(space_time.stamp_domain)
         return Analysis(

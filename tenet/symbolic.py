@@ -13,7 +13,7 @@ import csv
 import io
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -31,9 +31,8 @@ from .isl_util import (
     param_names,
     parse_union_map,
     parse_union_set,
-    simplify,
 )
-from .metrics import links_for
+from .metrics import Volumes, tensor_volumes
 from .relations import SpaceTime
 from .report import to_json
 from .workload import SIDES, Workload, _einsum_statements, _isl_statements
@@ -172,47 +171,6 @@ def scale(a: isl.UnionPwQPolynomial, factor: Fraction | int) -> isl.UnionPwQPoly
 def zero_count() -> isl.UnionPwQPolynomial:
     """The count 0 (the card of the empty set)."""
     return isl.UnionSet("{ }").card()
-
-
-@dataclass
-class SymbolicVolumes:
-    """Per tensor and side: the counts of `metrics.Volumes` as quasi-polynomials."""
-
-    total: isl.UnionPwQPolynomial
-    unique: isl.UnionPwQPolynomial
-    temporal_unique: isl.UnionPwQPolynomial
-    spatial_reuse: isl.UnionPwQPolynomial
-    carried: dict[int, isl.UnionPwQPolynomial] = field(default_factory=dict)
-
-
-def count_volumes_symbolic(
-    space_time: SpaceTime,
-    access: isl.UnionMap,
-    temporal: isl.UnionMap,
-    link_relations: list[tuple[int, isl.UnionMap]],
-    spatial: isl.UnionMap,
-) -> SymbolicVolumes:
-    """As `metrics.count_volumes`: total = |A|, temporal unique = |A_D \\ (M_t;A_D)|, each link
-    serves what is still unserved, unique = what nothing serves, spatial = |A_D ∩ (M_x;A_D)|."""
-    assignment = space_time.data_assignment(access)
-
-    def reachable(rel: isl.UnionMap) -> isl.UnionMap:
-        return simplify(rel.apply_range(assignment))
-
-    remaining = assignment.subtract(reachable(temporal))
-    temporal_unique = left = card(remaining)
-    carried = {}
-    for index, rel in link_relations:
-        remaining = remaining.subtract(reachable(rel))
-        now = card(remaining)
-        carried[index], left = left.sub(now), now
-    return SymbolicVolumes(
-        total=card(access),
-        unique=left,
-        temporal_unique=temporal_unique,
-        spatial_reuse=card(assignment.intersect(reachable(spatial))),
-        carried=carried,
-    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -415,33 +373,13 @@ class _Counts:
     active_pes: isl.UnionPwQPolynomial
     time_steps: isl.UnionPwQPolynomial
     stamps: isl.UnionPwQPolynomial
-    volumes: dict[str, dict[str, SymbolicVolumes | None]]
+    volumes: dict[str, dict[str, Volumes | None]]  # quasi-polynomial counts
 
 
 def _count_all(workload: Workload, arch: Arch, bound: BoundDataflow) -> _Counts:
     """Every |X| of `metrics.analyze_bound`, as quasi-polynomials."""
     space_time = SpaceTime.of(bound, arch)
-    temporal = space_time.temporal_relation()
-    link_relations = [space_time.link_relation(link) for link in arch.links]
-    spatial_cache: dict[tuple[int, ...], isl.UnionMap] = {}
-    volumes: dict[str, dict[str, SymbolicVolumes | None]] = {}
-    for tensor in workload.tensors:
-        volumes[tensor] = {}
-        for side in SIDES:
-            access = workload.access(tensor, side)
-            if access is None:
-                volumes[tensor][side] = None
-                continue
-            links = links_for(arch, tensor, side)
-            if links not in spatial_cache:
-                spatial_cache[links] = space_time.spatial_relation([arch.links[n] for n in links])
-            volumes[tensor][side] = count_volumes_symbolic(
-                space_time,
-                access,
-                temporal,
-                [(n, link_relations[n]) for n in links],
-                spatial_cache[links],
-            )
+    volumes = tensor_volumes(workload, arch, space_time, size=card, minus=lambda a, b: a.sub(b))
     return _Counts(
         instances=card(workload.domain),
         active_pes=card(space_time.space_domain),
