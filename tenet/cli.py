@@ -6,7 +6,6 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from . import __version__
 from .arch import Arch, load_arch, with_topology
@@ -19,6 +18,7 @@ from .bounds import (
     problem_from_einsum,
     problem_from_workload,
 )
+from .cli_common import add_set_argument, emit, parse_assignments, parse_sets
 from .dataflow import load_dataflow
 from .dse import DEFAULT_OBJECTIVES, explore, front_table, objective_help, parse_objectives
 from .dse import emit as emit_dataflows
@@ -48,26 +48,6 @@ from .validate import validate
 from .workload import load_workload
 
 
-def parse_assignments(items: Sequence[str], flag: str) -> dict[str, int]:
-    """`NAME=VALUE` items (from repeated `--set`, or a comma-separated `--shape`) as integers."""
-    values: dict[str, int] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        name, value = name.strip(), value.strip()
-        if not sep or not name:
-            raise InputError(f"expected NAME=VALUE, got {item!r}", flag)
-        try:
-            values[name] = int(value)
-        except ValueError:
-            raise InputError(f"value of {name} must be an integer, got {value!r}", flag) from None
-    return values
-
-
-def parse_sets(items: Sequence[str] | None) -> dict[str, int]:
-    """`--set NAME=VALUE` pairs as a dict of integers."""
-    return parse_assignments(items or (), "--set")
-
-
 def _add_inputs(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("inputs (YAML files, or preset names: see 'tenet presets')")
     group.add_argument(
@@ -85,13 +65,7 @@ def _add_inputs(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="dataflow YAML, a name beside the workload (e.g. os-systolic-8x8), or WORKLOAD/NAME",
     )
-    group.add_argument(
-        "--set",
-        action="append",
-        metavar="NAME=VALUE",
-        default=[],
-        help="override a workload parameter (repeatable), e.g. --set M=1024",
-    )
+    add_set_argument(group)
     group.add_argument(
         "--tenet",
         nargs=3,
@@ -206,13 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="topology presets applied to the PE array of the one -a arch "
         f"(known: {', '.join(TOPOLOGIES)})",
     )
-    group.add_argument(
-        "--set",
-        action="append",
-        metavar="NAME=VALUE",
-        default=[],
-        help="override a workload parameter (repeatable)",
-    )
+    add_set_argument(group)
     p.add_argument(
         "--max-isl-ops",
         type=int,
@@ -274,13 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument(
         "-w", "--workload", metavar="FILE", help="workload YAML or preset (one statement)"
     )
-    group.add_argument(
-        "--set",
-        action="append",
-        metavar="NAME=VALUE",
-        default=[],
-        help="override a workload parameter (repeatable)",
-    )
+    add_set_argument(group)
     group = p.add_argument_group("search and lookups")
     group.add_argument(
         "--bypass", action="store_true", help="also explore keeping or bypassing each tensor"
@@ -344,13 +306,7 @@ def add_dse_parser(sub) -> None:
         "layer and the network front, one dataflow per layer (additive objectives only)",
     )
     group.add_argument("-a", "--arch", metavar="FILE", help="architecture YAML or preset")
-    group.add_argument(
-        "--set",
-        action="append",
-        metavar="NAME=VALUE",
-        default=[],
-        help="override a workload parameter (repeatable)",
-    )
+    add_set_argument(group)
     group = p.add_argument_group("search")
     group.add_argument(
         "--objectives",
@@ -413,16 +369,6 @@ def load_inputs(args: argparse.Namespace):
     arch = load_arch(resolve_arch(args.arch))
     dataflow = load_dataflow(resolve_dataflow(args.dataflow, workload_path))
     return workload, arch, dataflow
-
-
-def emit(text: str, output: str | None) -> None:
-    if output:
-        try:
-            Path(output).write_text(text)
-        except OSError as exc:
-            raise InputError(f"cannot write output: {exc.strerror}", output) from None
-    else:
-        sys.stdout.write(text)
 
 
 def compare_archs(args: argparse.Namespace) -> list[Arch]:

@@ -14,6 +14,7 @@ from rich.table import Table
 from .arch import load_arch
 from .bounds import hierarchy_report, word_count
 from .chain import Chain, load_chain
+from .cli_common import add_set_argument, emit, parse_assignments, parse_sets
 from .errors import InputError
 from .fusion import STRATEGIES, fuse, fusion_report
 from .presets import resolve_arch, resolve_workload
@@ -33,9 +34,7 @@ def add_fuse_parser(sub) -> None:
         "analytical model of one block order, or its search at a capacity.",
     )
     p.add_argument("-w", "--workload", required=True, metavar="FILE", help="chain YAML or preset")
-    p.add_argument(
-        "--set", action="append", default=[], metavar="NAME=VALUE", help="override a parameter"
-    )
+    add_set_argument(p)
     p.add_argument(
         "--templates",
         default="ffmt",
@@ -81,16 +80,6 @@ def add_fuse_parser(sub) -> None:
     group.add_argument("--format", choices=("table", "json"), default="table", help="output format")
     group.add_argument("-o", "--output", metavar="FILE", help="write the result to FILE")
     p.add_argument("--plot", metavar="FILE.png", help="draw every front on one log-log plot")
-
-
-def _emit(text: str, output: str | None) -> None:
-    if output:
-        try:
-            Path(output).write_text(text)
-        except OSError as exc:
-            raise InputError(f"cannot write output: {exc.strerror}", output) from None
-    else:
-        sys.stdout.write(text)
 
 
 def _bytes(words: int, word_bits: int) -> str:
@@ -235,8 +224,6 @@ def _chimera(args: argparse.Namespace, chain: Chain) -> dict[str, Any]:
         raise InputError("--chimera needs --order (with optional --tiles) or --capacity", "--order")
     tiles = {}
     if args.tiles:
-        from .cli import parse_assignments
-
         tiles = parse_assignments(args.tiles.split(","), "--tiles")
     one = chimera.evaluate_order(ops, chimera.parse_order(args.order, loops), tiles)
     if args.capacity is not None:
@@ -247,9 +234,7 @@ def _chimera(args: argparse.Namespace, chain: Chain) -> dict[str, Any]:
 
 
 def run_fuse(args: argparse.Namespace) -> int:
-    from .cli import parse_assignments
-
-    overrides = parse_assignments(args.set, "--set")
+    overrides = parse_sets(args.set)
     chain = load_chain(resolve_workload(args.workload), overrides)
     if args.word_bits is not None:
         if args.word_bits < 1:
@@ -260,9 +245,9 @@ def run_fuse(args: argparse.Namespace) -> int:
     if args.chimera:
         report = _chimera(args, chain)
         if args.format == "json":
-            _emit(to_json(report) + "\n", args.output)
+            emit(to_json(report) + "\n", args.output)
         else:
-            _emit(chimera_text(report), args.output)
+            emit(chimera_text(report), args.output)
         return 0
     if args.order or args.tiles or args.capacity:
         raise InputError("--order, --tiles and --capacity go with --chimera", "--chimera")
@@ -296,10 +281,10 @@ def run_fuse(args: argparse.Namespace) -> int:
     if args.plot:
         fusion_plot(report, args.plot)
     if args.format == "json":
-        _emit(to_json(report) + "\n", args.output)
+        emit(to_json(report) + "\n", args.output)
     else:
         color = not args.output and sys.stdout.isatty()
-        _emit(render_tables(fuse_tables(report), color), args.output)
+        emit(render_tables(fuse_tables(report), color), args.output)
     return 0
 
 

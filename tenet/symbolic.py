@@ -707,7 +707,8 @@ def symbolic_report(
 
 def run_symbolic(args: Any) -> int:
     """`tenet analyze --symbolic`: parameters set with --set stay fixed, the others symbolic."""
-    from .cli import emit, load_inputs, parse_sets
+    from .cli import load_inputs
+    from .cli_common import emit, parse_sets
 
     if getattr(args, "network", None):
         return run_network_symbolic(args)
@@ -725,7 +726,8 @@ def run_symbolic(args: Any) -> int:
 
 def run_network_symbolic(args: Any) -> int:
     """`tenet analyze -n NETWORK --symbolic --family P,...`: one count per shape family."""
-    from .cli import emit, network_inputs
+    from .cli import network_inputs
+    from .cli_common import emit
     from .network import render_network
     from .network_symbolic import analyze_network_symbolic
     from .progress import progress_bar
