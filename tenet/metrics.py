@@ -18,6 +18,18 @@ from .relations import SpaceTime
 from .validate import pe_conflict_chains, program_order
 from .workload import SIDES, Workload
 
+#: The fields of one tensor side in analyze's JSON, in order.
+TENSOR_FIELDS = (
+    "total",
+    "unique",
+    "reuse",
+    "temporal_reuse",
+    "spatial_reuse",
+    "reuse_factor",
+    "ibw",
+    "sbw",
+)
+
 
 @dataclass
 class Volumes:

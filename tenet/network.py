@@ -22,7 +22,7 @@ from .errors import InputError
 from .execution import run_tasks
 from .io import check_keys, expect_int, expect_mapping, expect_str, load_yaml
 from .isl_util import DEFAULT_MAX_OPERATIONS
-from .metrics import Analysis, analyze_bound
+from .metrics import TENSOR_FIELDS, Analysis, analyze_bound
 from .presets import preset_names, resolve_dataflow, resolve_network, resolve_workload
 from .report import render_tables, to_csv, to_json
 from .workload import (
@@ -41,7 +41,7 @@ LAYER_KEYS = ("name", "workload", "params", "dataflow", "count", "stride", "dila
 CONV_AXES = ((("ox", "rx"), ("p", "r")), (("oy", "ry"), ("q", "s")))
 
 #: The additive volumes of the network totals, per access side.
-VOLUME_KEYS = ("total", "unique", "reuse", "temporal_reuse", "spatial_reuse")
+VOLUME_KEYS = TENSOR_FIELDS[:5]  # the additive ones
 
 
 @dataclass

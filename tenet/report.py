@@ -12,6 +12,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .metrics import TENSOR_FIELDS
+
 FORMATS = ("table", "json", "csv")
 
 
@@ -106,19 +108,7 @@ def analysis_tables(result: dict[str, Any]) -> list[Table]:
             tensors.add_row(
                 escape(name),
                 side,
-                *(
-                    _num(v[k])
-                    for k in (
-                        "total",
-                        "unique",
-                        "reuse",
-                        "temporal_reuse",
-                        "spatial_reuse",
-                        "reuse_factor",
-                        "ibw",
-                        "sbw",
-                    )
-                ),
+                *(_num(v[k]) for k in TENSOR_FIELDS),
             )
     return [summary, tensors]
 

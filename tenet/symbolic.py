@@ -32,7 +32,7 @@ from .isl_util import (
     parse_union_map,
     parse_union_set,
 )
-from .metrics import Volumes, tensor_volumes
+from .metrics import TENSOR_FIELDS, Volumes, tensor_volumes
 from .relations import SpaceTime
 from .report import to_json
 from .workload import SIDES, Workload, _einsum_statements, _isl_statements
@@ -537,16 +537,6 @@ _ORDER = (
     "links.",
     "bandwidth.",
 )
-_TENSOR_FIELDS = (
-    "total",
-    "unique",
-    "reuse",
-    "temporal_reuse",
-    "spatial_reuse",
-    "reuse_factor",
-    "ibw",
-    "sbw",
-)
 
 
 def _group(key: str) -> int:
@@ -563,7 +553,7 @@ def in_json_order(metrics: dict[str, sympy.Expr]) -> dict[str, sympy.Expr]:
 
     def order(key: str) -> tuple[int, int, int]:
         base, _, last = key.rpartition(".")
-        field = _TENSOR_FIELDS.index(last) if key.startswith("tensors.") else 0
+        field = TENSOR_FIELDS.index(last) if key.startswith("tensors.") else 0
         return _group(key), bases.index(base) if base else 0, field
 
     return {key: metrics[key] for key in sorted(metrics, key=order)}
