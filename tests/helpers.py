@@ -9,14 +9,12 @@ import yaml
 from tenet import analyze, load_arch, load_dataflow, load_workload, simulate
 from tenet.cli import main
 
-#: A small output-stationary GEMM on the 8x8 systolic preset, for CLI tests.
+#: The output-stationary GEMM on the 8x8 systolic preset, for CLI tests.
+GEMM_OS_ARGS = ["-w", "gemm", "-a", "systolic-8x8", "-d", "os-systolic-8x8"]
+
+#: The same at a small size.
 SMALL_GEMM_ARGS = [
-    "-w",
-    "gemm",
-    "-a",
-    "systolic-8x8",
-    "-d",
-    "os-systolic-8x8",
+    *GEMM_OS_ARGS,
     "--set",
     "M=16",
     "--set",

@@ -14,7 +14,7 @@ import pytest
 from tenet import analyze, load_arch, load_dataflow, load_workload
 from tenet.bounds import bounds_report, evaluate, lookup, problem_from_einsum, problem_from_workload
 
-from .helpers import run_cli, write_yaml
+from .helpers import GEMM_OS_ARGS, run_cli, write_yaml
 
 GEMM = "O[m,n] += A[m,k] * W[k,n]"
 BIG = {"m": 4096, "k": 4096, "n": 4096}
@@ -286,12 +286,7 @@ def test_analyze_with_bound(capsys):
     rc, out, _ = run_cli(
         [
             "analyze",
-            "-w",
-            "gemm",
-            "-a",
-            "systolic-8x8",
-            "-d",
-            "os-systolic-8x8",
+            *GEMM_OS_ARGS,
             "--bound",
             "--format",
             "json",

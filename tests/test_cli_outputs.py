@@ -13,7 +13,7 @@ import pytest
 
 from tenet import __version__
 
-from .helpers import SMALL_GEMM_ARGS, run_cli
+from .helpers import GEMM_OS_ARGS, SMALL_GEMM_ARGS, run_cli
 
 VOLUME = {
     "type": "object",
@@ -104,12 +104,7 @@ def test_json_keeps_big_integers_exact(capsys):
     rc, out, _ = run_cli(
         [
             "analyze",
-            "-w",
-            "gemm",
-            "-a",
-            "systolic-8x8",
-            "-d",
-            "os-systolic-8x8",
+            *GEMM_OS_ARGS,
             "--set",
             "M=16384",
             "--set",

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import SMALL_GEMM_ARGS, run_cli
+from .helpers import GEMM_OS_ARGS, SMALL_GEMM_ARGS, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKLOADS = ROOT / "workloads"
@@ -938,12 +938,7 @@ def test_isl_operations_limit(capsys):
     rc, out, err = run_cli(
         [
             "analyze",
-            "-w",
-            "gemm",
-            "-a",
-            "systolic-8x8",
-            "-d",
-            "os-systolic-8x8",
+            *GEMM_OS_ARGS,
             "--max-isl-ops",
             "1000",
         ],
@@ -956,12 +951,7 @@ def test_after_operations_limit_the_next_run_works(capsys):
     run_cli(
         [
             "analyze",
-            "-w",
-            "gemm",
-            "-a",
-            "systolic-8x8",
-            "-d",
-            "os-systolic-8x8",
+            *GEMM_OS_ARGS,
             "--max-isl-ops",
             "1000",
         ],

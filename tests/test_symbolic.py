@@ -24,7 +24,7 @@ from tenet.symbolic import (
     symbolic_analysis,
 )
 
-from .helpers import run_cli, write_yaml
+from .helpers import GEMM_OS_ARGS, run_cli, write_yaml
 
 M, N, K = sympy.symbols("M N K", integer=True)
 
@@ -198,12 +198,7 @@ def test_cli_json_formulas_parse_and_evaluate(capsys):
         [
             "analyze",
             "--symbolic",
-            "-w",
-            "gemm",
-            "-a",
-            "systolic-8x8",
-            "-d",
-            "os-systolic-8x8",
+            *GEMM_OS_ARGS,
             "--set",
             "K=16",
             "--format",
