@@ -20,7 +20,7 @@ steps between two products: free inside a fused segment, one read and one write 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import prod
 from pathlib import Path
 from typing import Any
@@ -75,10 +75,6 @@ class Chain:
 
     def size_of(self, ranks: tuple[str, ...]) -> int:
         return prod(self.sizes[r] for r in ranks)
-
-    def tensor_size(self, e: int, tensor: str) -> int:
-        """Elements of `tensor` as einsum `e` indexes it (plain rank indices: a box)."""
-        return self.size_of(self.einsums[e].tensor_ranks(tensor))
 
 
 def _plain_ranks(einsum: Einsum, source: str | None, key: str) -> None:
@@ -172,19 +168,8 @@ def _roles(entry: ChainEinsum, rows: tuple[str, ...], source: str | None, key: s
             source,
             key,
         )
-    return ChainEinsum(
-        entry.name,
-        entry.text,
-        entry.einsum,
-        entry.activation,
-        entry.weight,
-        entry.output,
-        entry.ranks,
-        rows,
-        tuple(k),
-        tuple(n),
-        tuple(heads),
-        tuple(groups),
+    return replace(
+        entry, rows=rows, k=tuple(k), n=tuple(n), heads=tuple(heads), groups=tuple(groups)
     )
 
 
@@ -283,11 +268,7 @@ def build_chain(
             if not parsed[i].elementwise:
                 parsed[i] = _roles(parsed[i], rows, source, f"einsums[{i}]")
             else:
-                e = parsed[i]
-                parsed[i] = ChainEinsum(
-                    e.name, e.text, e.einsum, e.activation, None, e.output, e.ranks, rows
-                )
-    # Heads are untiled in a whole run: a rank that is a head anywhere in the run.
+                parsed[i] = replace(parsed[i], rows=rows)
     return Chain(name, parsed, dict(sizes), runs, word_bits, source, dict(params or {}))
 
 
@@ -312,12 +293,3 @@ def load_chain(path: str | Path, overrides: Mapping[str, int] | None = None) -> 
     ):
         raise InputError("expected a list of rank names", source, "rows")
     return build_chain(name, entries, sizes, source, word_bits, values, rows)
-
-
-def is_chain_file(path: str | Path) -> bool:
-    """True for a YAML workload with an `einsums:` list (cheap check, no validation)."""
-    try:
-        data = load_yaml(path)
-    except InputError:
-        return False
-    return "einsums" in data

@@ -69,12 +69,11 @@ def pareto(points: list[dict[str, Any]]) -> Front:
     """The strictly falling staircase of points (least accesses per buffer)."""
     if not points:
         return []
-    buffer = np.array([p["buffer"] for p in points], dtype=object)
-    accesses = np.array([p["accesses"] for p in points], dtype=object)
-    # pareto_front works on int64; chains stay well inside it, but check.
-    if max(buffer) >= 2**62 or max(accesses) >= 2**62:
+    buffer = [p["buffer"] for p in points]
+    accesses = [p["accesses"] for p in points]
+    if max(buffer) >= 2**62 or max(accesses) >= 2**62:  # pareto_front works on int64
         raise OverflowError("counts too large for the front search")
-    keep = pareto_front(buffer.astype(np.int64), accesses.astype(np.int64))
+    keep = pareto_front(np.array(buffer, dtype=np.int64), np.array(accesses, dtype=np.int64))
     return [points[i] for i in keep.tolist()]
 
 
@@ -104,11 +103,9 @@ def step_sum(fronts: list[Front]) -> Front:
             {
                 "buffer": size,
                 "accesses": sum(p["accesses"] for p in parts),
-                "parts": [p.get("parts", [p]) for p in parts],
+                "parts": [q for p in parts for q in p.get("parts", [p])],
             }
         )
-    for point in points:
-        point["parts"] = [q for group in point["parts"] for q in group]
     return pareto(points)
 
 
@@ -387,8 +384,7 @@ def tiled_front(
         options = [choices(s, t, m0) for s, t in zip(shapes, templates)]
         if any(not o for o in options):
             continue
-        # Per (buffer, last row) keep only the cheapest prefix would prune; the space is
-        # small enough to enumerate whole.
+        # Every consistent path is scored: a few thousand per M0 even for six products.
         for path in _paths(options):
             accesses = sum(ch.weight for ch in path) + path[0].first_input + path[-1].last_output
             points.append({"buffer": buffer_of(path), "accesses": accesses, "_path": (m0, path)})
