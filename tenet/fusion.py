@@ -139,10 +139,19 @@ def _merged_problem(chain: Chain, e: int) -> tuple[Problem, dict[str, int]]:
 
 
 def snowcat_front(
-    chain: Chain, e: int, on_chip: frozenset[str] = frozenset(), label: str | None = None
+    chain: Chain,
+    e: int,
+    on_chip: frozenset[str] = frozenset(),
+    label: str | None = None,
+    slopes: dict | None = None,
 ) -> Front:
     """Snowcat slope of einsum `e`; tensors in `on_chip` stay whole in the buffer and cost
-    nothing (untiled fusion's intermediates)."""
+    nothing (untiled fusion's intermediates). `slopes` keeps slopes already searched."""
+    if slopes is not None:
+        key = (e, on_chip, label)
+        if key not in slopes:
+            slopes[key] = snowcat_front(chain, e, on_chip, label)
+        return slopes[key]
     problem, sizes = _merged_problem(chain, e)
     space = build_mapspace(problem)
     buffer = np.zeros(len(space), dtype=np.int64)
@@ -368,7 +377,11 @@ def _describe(names: list[str], m0: int, path: list[Choice]) -> str:
 
 
 def tiled_front(
-    chain: Chain, segment: list[int], strategy: str = "ffmt", model: str = "sequential"
+    chain: Chain,
+    segment: list[int],
+    strategy: str = "ffmt",
+    model: str = "sequential",
+    slopes: dict | None = None,
 ) -> Front:
     """Fused front of a segment (einsum indices of one run) with at least two products."""
     products = [e for e in segment if not chain.einsums[e].elementwise]
@@ -398,14 +411,14 @@ def tiled_front(
     for e in reversed(segment):
         if not chain.einsums[e].elementwise:
             break
-        tail.append(snowcat_front(chain, e))
+        tail.append(snowcat_front(chain, e, slopes=slopes))
     return step_sum([front, *tail]) if tail else front
 
 
 # --- untiled fusion and the unfused chain ------------------------------------------------
 
 
-def untiled_front(chain: Chain, segment: list[int]) -> Front:
+def untiled_front(chain: Chain, segment: list[int], slopes: dict | None = None) -> Front:
     """Every intermediate of the segment stays whole on chip; each einsum gets the buffer."""
     fronts = []
     for position, e in enumerate(segment):
@@ -415,12 +428,13 @@ def untiled_front(chain: Chain, segment: list[int]) -> Front:
             on_chip.add(entry.activation)
         if position < len(segment) - 1:
             on_chip.add(entry.output)
-        fronts.append(snowcat_front(chain, e, frozenset(on_chip), "untiled fusion"))
+        fronts.append(snowcat_front(chain, e, frozenset(on_chip), "untiled fusion", slopes))
     return step_sum(fronts)
 
 
-def unfused_front(chain: Chain, segment: list[int]) -> Front:
-    return step_sum([snowcat_front(chain, e) for e in segment])
+def unfused_front(chain: Chain, segment: list[int], slopes: dict | None = None) -> Front:
+    """Each einsum on its own with the whole buffer, intermediates through the backing store."""
+    return step_sum([snowcat_front(chain, e, slopes=slopes) for e in segment])
 
 
 def units(chain: Chain, run: list[int]) -> list[list[int]]:
@@ -474,6 +488,7 @@ def fuse(
 ) -> FusionResult:
     """All fronts of the chain (each run fused whole, or cut in every way)."""
     cache: dict[tuple, Front] = {}
+    slopes: dict = {}  # Snowcat slopes, shared by every front below
 
     def cached(key: tuple, make: Callable[[], Front]) -> Front:
         if key not in cache:
@@ -482,13 +497,15 @@ def fuse(
 
     def fused(seg: list[int], strat: str, model: str = "sequential") -> Front:
         if sum(1 for e in seg if not chain.einsums[e].elementwise) < 2:
-            return cached(("unfused", tuple(seg)), lambda: unfused_front(chain, seg))
-        return cached((strat, model, tuple(seg)), lambda: tiled_front(chain, seg, strat, model))
+            return cached(("unfused", tuple(seg)), lambda: unfused_front(chain, seg, slopes))
+        return cached(
+            (strat, model, tuple(seg)), lambda: tiled_front(chain, seg, strat, model, slopes)
+        )
 
     def untiled(seg: list[int]) -> Front:
         if len(seg) < 2:
-            return cached(("unfused", tuple(seg)), lambda: unfused_front(chain, seg))
-        return cached(("untiled", tuple(seg)), lambda: untiled_front(chain, seg))
+            return cached(("unfused", tuple(seg)), lambda: unfused_front(chain, seg, slopes))
+        return cached(("untiled", tuple(seg)), lambda: untiled_front(chain, seg, slopes))
 
     runs = chain.runs
     total = sum(2 ** (len(units(chain, r)) - 1) for r in runs) if segment else 0
@@ -501,7 +518,7 @@ def fuse(
         if progress:
             progress(done, total)
 
-    unfused = step_sum([unfused_front(chain, list(range(len(chain.einsums))))])
+    unfused = unfused_front(chain, list(range(len(chain.einsums))), slopes)
     tick()
     run_fronts: dict[str, list[Front]] = {"untiled": [], "tiled": [], "pipelined": []}
     strategies: dict[str, list[Front]] = {s: [] for s in extra_strategies}
