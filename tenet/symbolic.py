@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -701,6 +700,8 @@ def run_symbolic(args: Any) -> int:
     from .cli_common import emit, parse_sets
 
     if getattr(args, "network", None):
+        from .network_symbolic import run_network_symbolic
+
         return run_network_symbolic(args)
     if getattr(args, "family", None):
         raise InputError("goes with -n/--network --symbolic", "--family")
@@ -710,38 +711,5 @@ def run_symbolic(args: Any) -> int:
     text = symbolic_report(
         workload, arch, dataflow, parse_sets(args.set), args.format, args.max_isl_ops
     )
-    emit(text, args.output)
-    return 0
-
-
-def run_network_symbolic(args: Any) -> int:
-    """`tenet analyze -n NETWORK --symbolic --family P,...`: one count per shape family."""
-    from .cli import network_inputs
-    from .cli_common import emit
-    from .network import render_network
-    from .network_symbolic import analyze_network_symbolic
-    from .progress import progress_bar
-
-    if not args.family:
-        raise InputError(
-            "-n with --symbolic needs --family P,Q,... (the parameters left symbolic; layers "
-            "that agree on all the others share one count)",
-            "--family",
-        )
-    network, arch = network_inputs(args)
-    family = [p.strip() for p in args.family.split(",") if p.strip()]
-    with progress_bar("counting layer families") as tick:
-        result = analyze_network_symbolic(
-            network, arch, family, args.dataflow, args.max_isl_ops, progress=tick
-        )
-    color = args.format == "table" and not args.output and sys.stdout.isatty()
-    text = render_network(result, args.format, color)
-    if args.format == "table":
-        lines = [
-            f"family {f['workload']} / {f['dataflow']} (symbols {', '.join(f['symbols'])}): "
-            f"{len(f['layers'])} layers from one count"
-            for f in result["families"]
-        ]
-        text += "\n".join(lines) + "\n"
     emit(text, args.output)
     return 0
