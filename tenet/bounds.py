@@ -372,9 +372,9 @@ def mapping_text(result: BoundResult, index: int) -> dict[str, Any]:
     return {"mapping": text, "tiles": tiles, "order": order, "kept": kept}
 
 
-def word_count(text: str, word_bits: int) -> int:
-    """'1MiB', '512KB', '4096' (words) -> words."""
-    return size_in_words(text, word_bits, "--at", None)
+def word_count(text: str, word_bits: int, flag: str = "--at") -> int:
+    """'1MiB', '512KB', '4096' (words) -> words; errors name `flag`."""
+    return size_in_words(text, word_bits, flag, None)
 
 
 def lookup(front: list[dict[str, Any]], words: int) -> dict[str, Any] | None:

@@ -596,6 +596,8 @@ def run(args: argparse.Namespace) -> int:
         lines += ["networks:"] + [f"  {n}" for n in presets["networks"]]
         emit("\n".join(lines) + "\n", None)
         return 0
+    if args.command == "analyze" and args.family and not (args.symbolic and args.network):
+        raise InputError("goes with -n/--network and --symbolic", "--family")
     if args.command == "analyze" and args.symbolic:
         from .symbolic import run_symbolic
 

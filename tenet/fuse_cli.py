@@ -213,7 +213,7 @@ def _chimera(args: argparse.Namespace, chain: Chain) -> dict[str, Any]:
     ops = chimera.chimera_ops([(e.name, e.text) for e in chain.einsums], chain.sizes, chain.source)
     loops = list(dict.fromkeys(r for e in chain.einsums for r in e.ranks))
     if args.capacity is not None:
-        capacity = word_count(args.capacity, args.word_bits)
+        capacity = word_count(args.capacity, args.word_bits, "--capacity")
         with progress_bar("searching block orders and tiles") as tick:
             result = chimera.search(
                 ops, capacity, progress=tick, model=args.chimera_model, perfect=args.perfect

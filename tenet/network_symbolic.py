@@ -93,6 +93,14 @@ def analyze_network_symbolic(
 ) -> dict[str, Any]:
     """Per-layer results and totals like `analyze_network`, counting each family once."""
     wanted = set(family)
+    declared = {p for layer in network.layers for p in _defaults(workload_path(layer))}
+    unknown = sorted(wanted - declared)
+    if unknown:
+        raise InputError(
+            f"no layer's workload has a parameter {unknown[0]!r} "
+            f"(they have: {', '.join(sorted(declared))})",
+            "--family",
+        )
     groups: dict[str, list[int]] = {}
     direct: list[int] = []
     paths = []

@@ -703,8 +703,6 @@ def run_symbolic(args: Any) -> int:
         from .network_symbolic import run_network_symbolic
 
         return run_network_symbolic(args)
-    if getattr(args, "family", None):
-        raise InputError("goes with -n/--network --symbolic", "--family")
     if args.bound:
         raise InputError("is not available with --symbolic", "--bound")
     workload, arch, dataflow = load_inputs(args)

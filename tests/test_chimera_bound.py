@@ -102,3 +102,12 @@ def test_cli_json_contract(capsys):
     assert code == 0, err
     best = json.loads(out)["best"]
     assert best["mu"] <= 4096 and best["dv"] >= 4 * h * t * e
+
+
+def test_bad_capacity_names_its_flag(capsys):
+    from .helpers import run_cli
+
+    code, _out, err = run_cli(
+        ["fuse", "-w", "bert-attention", "--chimera", "--capacity", "-5"], capsys
+    )
+    assert code == 2 and err.startswith("tenet: error: --capacity:") and err.count("\n") == 1

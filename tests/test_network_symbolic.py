@@ -81,3 +81,16 @@ def test_cli(capsys):
         ["analyze", "-n", "alexnet", "-a", "systolic-8x8", "-d", "ws-8x8", "--symbolic"], capsys
     )
     assert code == 2 and "--family" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["-n", "alexnet", "-d", "ws-8x8,os-systolic-8x8", "--symbolic", "--family", "ZZ"], "'ZZ'"),
+        (["-w", "gemm", "-d", "os-systolic-8x8", "--family", "K"], "goes with"),
+    ],
+)
+def test_family_errors(capsys, args, needle):
+    code, out, err = run_cli(["analyze", "-a", "systolic-8x8", *args], capsys)
+    assert code == 2 and out == "" and "--family" in err and needle in err
+    assert len(err.strip().splitlines()) == 1
