@@ -225,6 +225,9 @@ def build_chain(
                 "an element-wise einsum must write the same ranks it reads", source, key
             )
         parsed.append(entry)
+    for rank in rows_hint or ():
+        if rank not in sizes:
+            raise InputError(f"{rank!r} is not a rank of the chain", source, "rows")
     unused = [r for r in sizes if not any(r in e.ranks for e in parsed)]
     if unused:
         raise InputError(f"rank {unused[0]!r} appears in no einsum", source, f"bounds.{unused[0]}")
@@ -276,6 +279,12 @@ def load_chain(path: str | Path, overrides: Mapping[str, int] | None = None) -> 
     """Read a chain workload: `einsums:` (list), `bounds:` (rank sizes), optional `params`."""
     source = str(path)
     data = load_yaml(path, "workload file")
+    if "einsum" in data and "einsums" not in data:
+        raise InputError(
+            "one einsum: use 'tenet bounds -w' for it ('tenet fuse' needs a list under 'einsums')",
+            source,
+            "einsum",
+        )
     check_keys(
         data,
         ("name", "params", "einsums", "bounds", "rows", "word_bits"),

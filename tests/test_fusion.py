@@ -304,6 +304,18 @@ def test_cli_json_has_the_contract_keys(tmp_path, capsys):
         ),
         ({"einsums": "x", "bounds": {"m": 2}}, "einsums"),
         (
+            {"einsum": "B[m,n] += A[m,k] * W[k,n]", "bounds": {"m": 2, "k": 2, "n": 2}},
+            "tenet bounds",
+        ),
+        (
+            {
+                "einsums": ["B[m,n] += A[m,k] * W[k,n]"],
+                "bounds": {"m": 2, "k": 2, "n": 2},
+                "rows": ["z"],
+            },
+            "not a rank",
+        ),
+        (
             {"einsums": ["B[m,n] += A[m,k] * W[k,n]"], "bounds": {"m": 0, "k": 2, "n": 2}},
             "positive",
         ),
