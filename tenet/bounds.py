@@ -1,8 +1,12 @@
-"""Orojenesis bounds on the Snowcat architecture (one PE, a buffer, a backing store).
+"""The Orojenesis ski slope on the Snowcat architecture (one PE, a buffer, a backing store).
 
 A mapping tiles every rank r of size R into inner r0 and outer r1 = R / r0 (perfect
-factors), orders the non-unit outer loops, and optionally bypasses tensors. Costs are
-evaluated for the whole mapspace at once with numpy (see `orojenesis.md`).
+factors), orders the non-unit outer loops, holds one tile per tensor at that one buffer
+level, and optionally bypasses tensors. Costs are evaluated for the whole mapspace at once
+with numpy (see `orojenesis.md`). The front is the least traffic over these Snowcat
+mappings: every point is attained, so it is an upper bound on the least traffic possible,
+not a lower bound (per-tensor tile placement or imperfect tiles can move less; see
+docs/bounds.md).
 
 Tiles are boxes: a tensor dimension indexed by Σ_r a_r·r spans E = Σ_r |a_r|(r0 - 1) + 1
 words per tile (the convolution rule stride·(p0-1) + dilation·(r0-1) + 1). Consecutive
@@ -378,7 +382,7 @@ def word_count(text: str, word_bits: int, flag: str = "--at") -> int:
 
 
 def lookup(front: list[dict[str, Any]], words: int) -> dict[str, Any] | None:
-    """The bound at a buffer size: the last front point whose buffer fits (a step function)."""
+    """The Snowcat front at a buffer size: the last point whose buffer fits (a step function)."""
     fitting = [p for p in front if p["buffer"] <= words]
     return fitting[-1] if fitting else None
 
@@ -479,9 +483,10 @@ def area_split(
 
 
 def bound_at_capacity(workload: Workload, arch, analysis: dict[str, Any]) -> dict[str, Any]:
-    """The Snowcat bound at the array's on-chip capacity next to the dataflow's scratchpad
-    traffic counted the same way (unique fetches of inputs; 2W - |O| for the output, whose
-    partial sums are written W times and read back W - |O| times), and their ratio."""
+    """The least traffic over Snowcat mappings at the array's on-chip capacity next to the
+    dataflow's scratchpad traffic counted the same way (unique fetches of inputs; 2W - |O|
+    for the output, whose partial sums are written W times and read back W - |O| times),
+    and their ratio (a comparison with the Snowcat front, not an optimality gap)."""
     capacity = arch.pe_count * arch.memory.l1_words + arch.memory.l2_words
     problem = problem_from_workload(workload)
     result = evaluate(problem, bypass=False)
@@ -494,7 +499,7 @@ def bound_at_capacity(workload: Workload, arch, analysis: dict[str, Any]) -> dic
         for i in result.front.tolist()
     ]
     point = lookup(front, capacity)
-    # Charged like the bound: inputs once per fetch, outputs read-modify-write (2W - |O|).
+    # Charged like the front: inputs once per fetch, outputs read-modify-write (2W - |O|).
     traffic = 0
     for tensor in problem.tensors:
         sides = analysis["tensors"][tensor.name]
@@ -519,8 +524,8 @@ def hierarchy_report(
     macs_per_cycle: float | None = None,
     clock_ghz: float = 1.0,
 ) -> dict[str, Any]:
-    """For each pair of adjacent levels (innermost first): the bound probed at the inner
-    level's capacity, the time that traffic takes at the outer level's bandwidth, and the
+    """For each pair of adjacent levels (innermost first): the Snowcat front probed at the
+    inner level's capacity, the time that traffic takes at the outer level's bandwidth, and the
     bottleneck (compute counts too when --macs-per-cycle is given)."""
     word_bytes = word_bits / 8
     pairs = []

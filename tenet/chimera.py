@@ -1,30 +1,37 @@
-"""Chimera's analytical model of fused chains of einsums (Zheng et al., HPCA 2023).
+"""Chimera's analytical model of fused chains of einsums (Zheng et al., HPCA 2023), and two
+variants of it.
 
 A chain is split into blocks by tiling every loop r of size S_r with a tile t_r (trip count
 n_r = ceil(S_r / t_r)); a block execution order is a permutation of all the chain's loops,
-outermost first. Algorithm 1 of the paper gives, for one order and one tiling:
+outermost first. For one order and one tiling, each model gives DV, the words moved between
+the backing store and the on-chip memory (only the chain's inputs and its final output move;
+intermediates stay on chip), and MU, the on-chip words. The operators are visited in chain
+order; after operator i is visited, its private loops (those of no later operator) leave the
+order. MU is the largest, over the operators, of the sum of the tiles of the operator's
+tensors (inputs, output, intermediates), a tile being prod(t_r) over its ranks; the strict
+model adds to it (below).
 
-* DV, the words moved between the backing store and the on-chip memory. Only the chain's
-  inputs and its final output move; intermediates stay on chip. The operators are visited
-  in chain order; a tensor T of operator i moves |T| * prod(n_r) over the loops r that lie
-  outside the innermost loop indexing T and do not index T themselves, among the loops
-  still in the order (operator i's own loops and those of the operators after it: an
-  operator inside such a loop is re-run for each of its trips). After visiting operator i,
-  its private loops (those of no later operator) leave the order.
-* MU, the on-chip words: the largest, over the operators, of the sum of the tiles of the
-  operator's tensors (inputs, output, intermediates), a tile being prod(t_r) over its ranks.
+* "paper" (the default): Algorithm 1 exactly as printed. A moved tensor T of operator i
+  starts at DM = its tile (the tile as given, so an edge tile counts as a whole one). Walking
+  the order from the innermost loop outwards, from the innermost loop indexing T on, every
+  loop of operator i multiplies DM by its trip count; loops of other operators are skipped.
+  DV is the sum of the DMs. No order is rejected: an order whose producer would hand over
+  incomplete tiles (below) gets a warning.
+* "producer-rerun": T moves |T| * prod(n_r) over the loops r still in the order that lie
+  outside the innermost loop indexing T and do not index T, whichever operator they belong
+  to (a later operator's loop outside operator i's loops re-runs operator i for each of its
+  trips). Edge tiles count at their actual size. An order is rejected when a reduction loop
+  of a producer (a loop not indexing its output) with more than one trip lies outside a loop
+  with more than one trip that indexes that output: the producer would hand over incomplete
+  tiles.
+* "strict": producer-rerun's orders and reloads, with the final output charged 2W - |O|
+  (`dv_rmw`: each reload of a partial sum is a read and a write, as Orojenesis counts it)
+  and the tiles of other operators that stay on chip while an operator runs added to MU
+  (`mu_live`).
 
-Edge tiles are counted at their actual size, so DV is exact for tiles that do not divide the
-loop (the paper's formulas, e.g. M*K*ceil(L/T_L)). One rule is added to the paper's: an order
-is legal only if a producer completes each tile of its output before the consumer reads it,
-i.e. every reduction loop of a producer (a loop not indexing its output) with more than one
-trip lies inside every loop with more than one trip that indexes that output.
-
-Two stricter variants are reported beside the paper's numbers: `dv_rmw` charges the final
-output 2W - |O| (each reload of a partial sum is a read and a write, as Orojenesis counts it)
-and `mu_live` adds the tiles of other operators that stay on chip while an operator runs.
-`search` finds the least DV within a capacity over all legal orders and integer tiles,
-exhaustively, under either model (`docs/chimera.md` explains why its reductions lose nothing).
+`evaluate_order` gives one model's DV and MU and the strict numbers beside them. `search`
+finds the least DV within a capacity over every order the model accepts and every integer
+tiling, exhaustively (`docs/chimera.md` explains why its reductions lose nothing).
 """
 
 from __future__ import annotations
@@ -353,11 +360,26 @@ def memory_use(
     )
 
 
-def illegal_pair(
+MODELS = ("paper", "producer-rerun", "strict")
+
+
+def check_model(model: object, key: str = "model") -> str:
+    """The model's name, or an InputError naming the choices."""
+    if model not in MODELS:
+        raise InputError(
+            f"unknown model {model!r} (choose {', '.join(MODELS[:-1])} or {MODELS[-1]})",
+            None,
+            key,
+        )
+    return str(model)
+
+
+def illegal_pairs(
     ops: Sequence[ChimeraOp], order: Sequence[str], n: Mapping[str, int]
-) -> tuple[ChimeraOp, str, str] | None:
-    """(producer, reduction loop, output loop) where a reduction loop of a producer with
-    more than one trip lies outside a loop of its intermediate output with more than one."""
+) -> Iterator[tuple[ChimeraOp, str, str]]:
+    """Every (producer, reduction loop, output loop) where a reduction loop of a producer
+    with more than one trip lies outside a loop of its intermediate output with more than
+    one trip."""
     position = {r: p for p, r in enumerate(order)}
     for op in ops[:-1]:
         for r in op.loops:
@@ -365,37 +387,79 @@ def illegal_pair(
                 continue
             for q in op.output.ranks:
                 if n[q] > 1 and position[q] > position[r]:
-                    return op, r, q
-    return None
+                    yield op, r, q
+
+
+def illegal_pair(
+    ops: Sequence[ChimeraOp], order: Sequence[str], n: Mapping[str, int]
+) -> tuple[ChimeraOp, str, str] | None:
+    """The first of `illegal_pairs`, or None when the order hands over complete tiles."""
+    return next(illegal_pairs(ops, order, n), None)
+
+
+def _incomplete_tiles(
+    ops: Sequence[ChimeraOp], order: Sequence[str], bad: tuple[ChimeraOp, str, str]
+) -> str:
+    op, r, q = bad
+    out = op.output
+    return (
+        f"order {format_order(order)!r}: loop {r} (a reduction of {op.name}) lies outside "
+        f"loop {q}, which indexes its output {out.name}[{', '.join(out.ranks)}], so "
+        f"{op.name} would hand over incomplete tiles of {out.name}"
+    )
 
 
 def _check_legal(ops: Sequence[ChimeraOp], order: Sequence[str], n: Mapping[str, int]) -> None:
     bad = illegal_pair(ops, order, n)
     if bad is not None:
-        op, r, q = bad
-        out = op.output
         raise InputError(
-            f"order {format_order(order)!r}: loop {r} (a reduction of {op.name}) lies outside "
-            f"loop {q}, which indexes its output {out.name}[{', '.join(out.ranks)}], so "
-            f"{op.name} would hand over incomplete tiles of {out.name}; put {r} inside {q} or "
-            f"make one of them a full tile",
+            f"{_incomplete_tiles(ops, order, bad)}; put {bad[1]} inside {bad[2]} or make one "
+            "of them a full tile",
             ops[0].source,
             "--order",
         )
 
 
-def evaluate_order(
-    ops: Sequence[ChimeraOp], order: Sequence[str] | str, tiles: Mapping[str, int] | None = None
-) -> dict[str, Any]:
-    """DV and MU of one block order (outermost first) and tiling (full size where not given),
-    and the strict variants: `dv_rmw` charges the final output 2W - |O| (read-modify-write),
-    `mu_live` adds the tiles held on chip across other operators."""
-    loops = chain_loops(ops)
+def algorithm1_loops(view: Sequence[str], op: ChimeraOp, tensor: ChimeraTensor) -> list[str]:
+    """The loops whose trip counts multiply `tensor`'s tile in Algorithm 1: walking `view`
+    (outermost first) from its innermost loop outwards, from the innermost loop indexing
+    the tensor on, every loop of `op`; loops of other operators are skipped."""
+    loops, indexed = [], False
+    for r in reversed(view):
+        indexed = indexed or r in tensor.ranks
+        if indexed and r in op.loops:
+            loops.append(r)
+    return loops[::-1]
+
+
+def algorithm1_reloads(view: Sequence[str], op: ChimeraOp, tensor: ChimeraTensor) -> list[str]:
+    """`algorithm1_loops` less the tensor's own ranks (which multiply its tile in every
+    order): the loops of `op` outside the innermost loop indexing the tensor that do not
+    index it."""
+    return [r for r in algorithm1_loops(view, op, tensor) if r not in tensor.ranks]
+
+
+def _paper_dv(
+    ops: Sequence[ChimeraOp],
+    order: Sequence[str],
+    tiles: Mapping[str, int],
+    n: Mapping[str, int],
+) -> dict[str, int]:
+    """Algorithm 1's DM of every moved tensor: its tile times the trips of its loops."""
+    per_tensor: dict[str, int] = {}
+    for op, view in zip(ops, op_views(ops, order)):
+        for tensor in op.tensors:
+            if tensor.moved:
+                loops = algorithm1_loops(view, op, tensor)
+                per_tensor[tensor.name] = tile_words(tensor, tiles) * prod(n[r] for r in loops)
+    return per_tensor
+
+
+def _rerun_dv(
+    ops: Sequence[ChimeraOp], order: Sequence[str], n: Mapping[str, int]
+) -> tuple[dict[str, int], int]:
+    """Producer-rerun's words of every moved tensor, and what read-modify-write adds."""
     sizes = chain_sizes(ops)
-    order = parse_order(order, loops) if isinstance(order, str) else _check_order(order, loops)
-    tiles = _check_tiles(tiles, sizes)
-    n = trips(sizes, tiles)
-    _check_legal(ops, order, n)
     per_tensor: dict[str, int] = {}
     rmw_extra = 0
     for op, view in zip(ops, op_views(ops, order)):
@@ -406,15 +470,48 @@ def evaluate_order(
                 per_tensor[tensor.name] = words
                 if tensor is op.output:
                     rmw_extra += words - size
-    dv = sum(per_tensor.values())
+    return per_tensor, rmw_extra
+
+
+def evaluate_order(
+    ops: Sequence[ChimeraOp],
+    order: Sequence[str] | str,
+    tiles: Mapping[str, int] | None = None,
+    model: str = "paper",
+) -> dict[str, Any]:
+    """DV and MU of one block order (outermost first) and tiling (full size where not given)
+    under `model`, and the strict numbers beside them: `dv_rmw` charges the final output
+    2W - |O| (read-modify-write) and `mu_live` adds the tiles held on chip across other
+    operators. For "paper", `dv`, `mu` and `per_tensor` are Algorithm 1's, an order whose
+    producer would hand over incomplete tiles gets a line in `warnings`, and `dv_rmw` and
+    `mu_live` are None for it (the strict model rejects it). For "producer-rerun" and
+    "strict", `dv`, `mu` and `per_tensor` are producer-rerun's (the strict model's objective
+    being `dv_rmw` within `mu_live`) and such an order is an InputError."""
+    model = check_model(model)
+    loops = chain_loops(ops)
+    sizes = chain_sizes(ops)
+    order = parse_order(order, loops) if isinstance(order, str) else _check_order(order, loops)
+    tiles = _check_tiles(tiles, sizes)
+    n = trips(sizes, tiles)
+    warnings = [_incomplete_tiles(ops, order, bad) for bad in illegal_pairs(ops, order, n)]
+    if model != "paper":
+        _check_legal(ops, order, n)
+    rerun, rmw_extra = _rerun_dv(ops, order, n)
+    per_tensor = _paper_dv(ops, order, tiles, n) if model == "paper" else rerun
+    dv_rmw = mu_live = None
+    if not warnings:
+        dv_rmw = sum(rerun.values()) + rmw_extra
+        mu_live = memory_use(ops, tiles, held_tensors(ops, order, n))
     return {
+        "model": model,
         "order": format_order(order),
         "tiles": tiles,
-        "dv": dv,
+        "dv": sum(per_tensor.values()),
         "mu": memory_use(ops, tiles),
         "per_tensor": per_tensor,
-        "dv_rmw": dv + rmw_extra,
-        "mu_live": memory_use(ops, tiles, held_tensors(ops, order, n)),
+        "dv_rmw": dv_rmw,
+        "mu_live": mu_live,
+        "warnings": warnings,
     }
 
 
@@ -467,11 +564,15 @@ def gemm_pair_roles(ops: Sequence[ChimeraOp]) -> dict[str, Any]:
     return {"batch": found["batch"], **{role: found[role][0] for role in "mkln"}}
 
 
-def closed_form_tiles(ops: Sequence[ChimeraOp], capacity: int, alpha: int = 1) -> dict[str, Any]:
+def closed_form_tiles(
+    ops: Sequence[ChimeraOp], capacity: int, alpha: int = 1, model: str = "paper"
+) -> dict[str, Any]:
     """The paper's solution for two matrix products in order (batch) m l k n: T_K = T_N =
     alpha (the smallest tile of the private loops), T_M = T_L = floor(-a + sqrt(a^2 + MC))
     with a = alpha, the largest T with T^2 + 2aT <= MC; a loop shorter than T is taken
-    whole and the other grows to fill the capacity. Returns `evaluate_order`'s result."""
+    whole and the other grows to fill the capacity. Returns `evaluate_order`'s result
+    under `model`."""
+    model = check_model(model)
     roles = gemm_pair_roles(ops)
     sizes = chain_sizes(ops)
     _check_capacity(capacity)
@@ -501,7 +602,7 @@ def closed_form_tiles(ops: Sequence[ChimeraOp], capacity: int, alpha: int = 1) -
     elif tl < side:
         tm = grow(tl, sizes[m])
     tiles = {r: 1 for r in roles["batch"]} | {m: tm, l: tl, k: tk, n: tn}
-    result = evaluate_order(ops, [*roles["batch"], m, l, k, n], tiles)
+    result = evaluate_order(ops, [*roles["batch"], m, l, k, n], tiles, model)
     result["alpha"] = alpha
     return result
 
@@ -532,18 +633,16 @@ def tile_candidates(size: int, perfect: bool = False) -> list[int]:
     return sorted(values)
 
 
-MODELS = ("chimera", "strict")
-
-#: Most (whole loops, order) pairs the exhaustive search looks at (9 loops for Chimera's
-#: model, 7 for the strict one).
+#: Most (whole loops, order) pairs the exhaustive search looks at (9 loops for the paper's
+#: and the producer-rerun model, 7 for the strict one).
 MAX_CANDIDATE_ORDERS = 1_000_000
 
 
 @dataclass(frozen=True)
 class OrderClass:
     """A class of (order, tiling) pairs: the loops with one trip (`full`), the reload loops
-    of each moved tensor (which fix DV as a function of the trip counts) and the tensors
-    held across each operator (which, with the tiles, fix MU)."""
+    of each moved tensor (which fix DV as a function of the tiles) and the tensors held
+    across each operator (which, with the tiles, fix MU)."""
 
     full: frozenset[str]
     reloads: tuple[frozenset[str], ...]
@@ -565,12 +664,13 @@ def _moved(ops: Sequence[ChimeraOp]) -> list[tuple[int, ChimeraTensor]]:
 def _candidate_orders(
     loops: list[str], model: str
 ) -> Iterator[tuple[tuple[str, ...], tuple[str, ...]]]:
-    """(loops with one trip, order). Chimera's DV and MU: whole loops outermost suffice (moved
-    out, a one-trip loop stops being the innermost loop of a tensor, which can only cut
-    reloads). Strict: where a whole loop sits also decides what is held, so every order."""
+    """(loops with one trip, order). For "paper" and "producer-rerun", whole loops outermost
+    suffice: DV and MU do not depend on where a one-trip loop sits except through which loop
+    is a tensor's innermost indexing loop, and moved out it stops being one, which can only
+    cut reloads. Strict: where a whole loop sits also decides what is held, so every order."""
     for count in range(len(loops) + 1):
         for full in itertools.combinations(loops, count):
-            if model == "chimera":
+            if model != "strict":
                 rest = [r for r in loops if r not in full]
                 for perm in itertools.permutations(rest):
                     yield full, (*full, *perm)
@@ -579,15 +679,17 @@ def _candidate_orders(
                     yield full, order
 
 
-def order_classes(ops: Sequence[ChimeraOp], model: str = "chimera") -> tuple[list[OrderClass], int]:
-    """The non-dominated classes of legal (order, tiling) pairs and how many (whole loops,
-    order) pairs were legal. The other loops of a class may still be whole: that evaluates
-    another legal pair exactly for DV and conservatively for MU (held as if they had trips)."""
+def order_classes(ops: Sequence[ChimeraOp], model: str = "paper") -> tuple[list[OrderClass], int]:
+    """The non-dominated classes of (order, tiling) pairs the model accepts, and how many
+    (whole loops, order) pairs it accepts ("paper" accepts them all). The other loops of a
+    class may still be whole: that evaluates another pair exactly for DV and conservatively
+    for MU (held as if they had trips)."""
+    model = check_model(model)
     loops = chain_loops(ops)
     count = len(loops)
     candidates = (
         sum(factorial(count) // factorial(k) for k in range(count + 1))
-        if model == "chimera"
+        if model != "strict"
         else 2**count * factorial(count)
     )
     if candidates > MAX_CANDIDATE_ORDERS:
@@ -602,11 +704,19 @@ def order_classes(ops: Sequence[ChimeraOp], model: str = "chimera") -> tuple[lis
     examined = 0
     for full, order in _candidate_orders(loops, model):
         n = {r: (1 if r in full else 2) for r in loops}
-        if illegal_pair(ops, order, n) is not None:
+        if model != "paper" and illegal_pair(ops, order, n) is not None:
             continue
         examined += 1
         views = op_views(ops, order)
-        reloads = tuple(frozenset(reload_loops(views[i], t)) - frozenset(full) for i, t in moved)
+        if model == "paper":
+            reloads = tuple(
+                frozenset(algorithm1_reloads(views[i], ops[i], t)) - frozenset(full)
+                for i, t in moved
+            )
+        else:
+            reloads = tuple(
+                frozenset(reload_loops(views[i], t)) - frozenset(full) for i, t in moved
+            )
         if model == "strict":
             held = tuple(frozenset(t.name for t in h) for h in held_tensors(ops, order, n))
         else:
@@ -623,9 +733,11 @@ def order_classes(ops: Sequence[ChimeraOp], model: str = "chimera") -> tuple[lis
 
 
 class _TileSearch:
-    """Least DV within the capacity for one class, over all integer tiles: each free loop
-    takes the smallest tile of each trip count, except one, which takes the largest tile
-    that fits (DV never rises as tiles grow, MU never falls)."""
+    """Least DV within the capacity for one class, over all integer tiles. Each free loop
+    (a reload loop of some tensor) takes the smallest tile of each trip count; the last one
+    is not enumerated but taken from the largest tile that fits downwards, while a lower
+    bound on DV can still match the best. The other loops take tile 1 (or their whole size
+    when the class has them whole)."""
 
     def __init__(
         self,
@@ -640,18 +752,24 @@ class _TileSearch:
         self.sizes = chain_sizes(ops)
         users = tensor_users(ops)
         rmw = model == "strict"
-        self.terms, self.offset = [], 0
+        # DV = offset + sum of coefficient * prod(t_r * n_r, r in padded) * prod(n_r, reloads)
+        self.terms: list[tuple[int, tuple[str, ...], tuple[str, ...]]] = []
+        self.offset = 0
         for (i, t), reload in zip(_moved(ops), cls.reloads):
+            reload_key = tuple(sorted(reload))
+            if model == "paper":  # the tile as given, times the trips of its own ranks
+                self.terms.append((1, t.ranks, reload_key))
+                continue
             size = tensor_size(t, self.sizes)
             output = rmw and t is ops[i].output
-            self.terms.append((2 * size if output else size, tuple(sorted(reload))))
+            self.terms.append((2 * size if output else size, (), reload_key))
             self.offset -= size if output else 0
         # per operator: the rank tuples of the tiles on chip while it runs
         self.tiles_on_chip = [
             [t.ranks for t in op.tensors] + [users[name][0].ranks for name in held]
             for op, held in zip(ops, cls.held)
         ]
-        free = sorted({r for _, rs in self.terms for r in rs}, key=chain_loops(ops).index)
+        free = sorted({r for *_, rs in self.terms for r in rs}, key=chain_loops(ops).index)
         self.candidates = {r: tile_candidates(self.sizes[r], perfect) for r in free}
         free.sort(key=lambda r: len(self.candidates[r]))
         self.enumerated, self.solved = free[:-1], (free[-1] if free else None)
@@ -659,12 +777,20 @@ class _TileSearch:
         self.evaluated = 0
         self.best: tuple[int, int, dict[str, int]] | None = None
 
-    def dv(self, tiles: Mapping[str, int]) -> int:
+    def dv(self, tiles: Mapping[str, int], unpadded: str | None = None) -> int:
+        """DV at `tiles`; with `unpadded`, that loop's tile times its trips is taken as its
+        size (a lower bound, exact when the tile divides the loop)."""
         n = trips(self.sizes, tiles)
-        return self.offset + sum(c * prod(n[r] for r in rs) for c, rs in self.terms)
+        padded = {r: tiles[r] * n[r] for r in self.sizes}
+        if unpadded is not None:
+            padded[unpadded] = self.sizes[unpadded]
+        return self.offset + sum(
+            c * prod(padded[r] for r in ranks) * prod(n[r] for r in rs)
+            for c, ranks, rs in self.terms
+        )
 
     def least_dv(self, tiles: Mapping[str, int], open_loops: Sequence[str]) -> int:
-        """A lower bound on DV: the loops still open taken whole (one trip)."""
+        """A lower bound on DV: the loops still open taken whole (one trip, no padding)."""
         return self.dv({**tiles, **{r: self.sizes[r] for r in open_loops}})
 
     def mu(self, tiles: Mapping[str, int]) -> int:
@@ -700,20 +826,30 @@ class _TileSearch:
         if mu <= self.capacity and (self.best is None or (dv, mu) < self.best[:2]):
             self.best = (dv, mu, dict(tiles))
 
+    def _solve(self, tiles: dict[str, int]) -> None:
+        """The last free loop: its candidates that fit, largest first. Its trip count only
+        rises on the way down, so once DV with its padding left out exceeds the best, no
+        smaller tile can match it. (Without padding, as in producer-rerun and strict or with
+        divisor tiles, the first candidate is the only one that can win.)"""
+        r = self.solved
+        assert r is not None
+        largest = self.largest_tile(tiles, r)
+        for t in reversed(self.candidates[r]):
+            if t > largest:
+                continue
+            tiles[r] = t
+            bound = self.best[0] if self.best is not None else self.bound
+            if bound is not None and self.dv(tiles, unpadded=r) > bound:
+                break
+            self._offer(tiles)
+        tiles[r] = self.base[r]
+
     def _enumerate(self, tiles: dict[str, int], depth: int) -> None:
         if depth == len(self.enumerated):
-            r = self.solved
-            if r is None:
+            if self.solved is None:
                 self._offer(tiles)
-                return
-            t = self.largest_tile(tiles, r)
-            size = self.sizes[r]
-            if t >= 1 and self.perfect:
-                t = max(d for d in self.candidates[r] if d <= t)
-            if t >= 1:
-                tiles[r] = -(-size // -(-size // t))  # the smallest tile with the same trips
-                self._offer(tiles)
-            tiles[r] = self.base[r]
+            else:
+                self._solve(tiles)
             return
         r = self.enumerated[depth]
         later = [*self.enumerated[depth + 1 :], *([self.solved] if self.solved else [])]
@@ -732,16 +868,16 @@ def search(
     ops: Sequence[ChimeraOp],
     capacity: int,
     progress: Callable[[int, int], None] | None = None,
-    model: str = "chimera",
+    model: str = "paper",
     perfect: bool = False,
 ) -> dict[str, Any]:
-    """The least DV, then the least MU, over every legal block order and integer tiling with
-    MU <= capacity. model "chimera": the paper's DV and MU; "strict": `dv_rmw` within
-    `mu_live` (outputs read-modify-write, tiles held across operators counted). `perfect`
-    restricts tiles to divisors of the loop sizes."""
+    """The least DV, then the least MU, over every block order the model accepts and every
+    integer tiling with MU <= capacity. "paper": Algorithm 1's DV and MU over every order;
+    "producer-rerun": its DV and MU over the orders that hand over complete tiles; "strict":
+    `dv_rmw` within `mu_live` over those orders. `perfect` restricts tiles to divisors of the
+    loop sizes. `best` is `evaluate_order`'s result under the model."""
     _check_capacity(capacity)
-    if model not in MODELS:
-        raise InputError(f"unknown model {model!r} (choose {' or '.join(MODELS)})", None, "model")
+    model = check_model(model)
     classes, examined = order_classes(ops, model)
     best: tuple[int, int, dict[str, int], tuple[str, ...]] | None = None
     evaluated = 0
@@ -754,8 +890,9 @@ def search(
         if progress:
             progress(done, len(classes))
     if best is None:
+        kind = "order" if model == "paper" else "legal order"
         raise InputError(
-            f"no legal order and tiling fits in {capacity} words (tiles of 1 need at least "
+            f"no {kind} and tiling fits in {capacity} words (tiles of 1 need at least "
             f"{least_memory_use(ops)})",
             ops[0].source,
             "--capacity",
@@ -764,13 +901,13 @@ def search(
         "capacity": capacity,
         "model": model,
         "perfect": perfect,
-        "best": evaluate_order(ops, list(best[3]), best[2]),
+        "best": evaluate_order(ops, list(best[3]), best[2], model),
         "evaluated": evaluated,
         "orders": examined,
         "classes": len(classes),
     }
     try:
-        out["closed_form"] = closed_form_tiles(ops, capacity)
+        out["closed_form"] = closed_form_tiles(ops, capacity, model=model)
     except InputError:
         pass  # not a pair of matrix products, or too small a capacity for the closed form
     return out

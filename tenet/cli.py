@@ -117,7 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--bound",
         action="store_true",
-        help="add the Snowcat bound at the array's on-chip capacity (pe_count x l1_words + l2_words)",
+        help="compare the dataflow's traffic with the least traffic over Snowcat mappings (one "
+        "tile per tensor at one buffer level, perfect factors) at the array's on-chip capacity "
+        "(pe_count x l1_words + l2_words); other schedules may move less, so this is no "
+        "optimality gap",
     )
     p.add_argument(
         "--symbolic",
@@ -231,10 +234,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "bounds",
-        help="Orojenesis bounds on the Snowcat architecture: ski slope, OI and performance mesas",
-        description="Search every tiling (perfect factors), loop order and, with --bypass, "
-        "keep/bypass choice of one einsum on one PE with a buffer and a backing store, and report "
-        "the least backing-store traffic attainable at each buffer size.",
+        help="Orojenesis ski slope on the Snowcat architecture: the least traffic over Snowcat "
+        "mappings per buffer size, OI and performance mesas",
+        description="Search the Snowcat mapping space of one einsum on one PE with a buffer and "
+        "a backing store: one tile per tensor, all tiles held at one buffer level, perfect "
+        "factors (tile sizes divide the rank sizes), every order of the outer loops and, with "
+        "--bypass, a keep/bypass choice per tensor. Report the least backing-store traffic over "
+        "Snowcat mappings at each buffer size (the Snowcat front). Each point is reached by a "
+        "real Snowcat schedule, so it is an upper bound on the least traffic possible, not a "
+        "lower bound: schedules outside this space (per-tensor tile placement, imperfect tiles) "
+        "can move less (docs/bounds.md).",
     )
     group = p.add_argument_group("the einsum (either)")
     group.add_argument("--einsum", metavar="TEXT", help='e.g. "O[m,n] += A[m,k] * W[k,n]"')
@@ -245,14 +254,16 @@ def build_parser() -> argparse.ArgumentParser:
     add_set_argument(group)
     group = p.add_argument_group("search and lookups")
     group.add_argument(
-        "--bypass", action="store_true", help="also explore keeping or bypassing each tensor"
+        "--bypass",
+        action="store_true",
+        help="add keeping or bypassing each tensor to the Snowcat mapping space",
     )
     group.add_argument(
         "--at",
         action="append",
         default=[],
         metavar="SIZE",
-        help="bound at a buffer size: words, or bytes with a unit (64KiB, 1MiB, 16MB)",
+        help="the Snowcat front at a buffer size: words, or bytes with a unit (64KiB, 1MiB, 16MB)",
     )
     group.add_argument(
         "--word-bits", type=int, default=None, help="bits per word (default: the arch's, else 16)"
@@ -261,7 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-a",
         "--arch",
         metavar="FILE",
-        help="arch with memory 'levels': bound and time between each pair of levels",
+        help="arch with memory 'levels': Snowcat front and time between each pair of levels",
     )
     group = p.add_argument_group("performance mesa and area split")
     group.add_argument("--macs-per-cycle", type=float, help="peak MACs per cycle")

@@ -26,11 +26,14 @@ def add_fuse_parser(sub) -> None:
     strategies = "; ".join(f"{k}: {v}" for k, v in STRATEGIES.items())
     p = sub.add_parser(
         "fuse",
-        help="fusion bounds for a chain of einsums (unfused, untiled, tiled, best segmentation)",
-        description="Orojenesis fusion bounds for a chain workload (a YAML with 'einsums:' and "
+        help="least traffic over fused mappings of a chain of einsums (unfused, untiled, tiled, "
+        "best segmentation)",
+        description="Orojenesis fusion fronts for a chain workload (a YAML with 'einsums:' and "
         "'bounds:'): the unfused front (each einsum's own slope, summed), untiled fusion "
         "(intermediates whole on chip), tiled fusion with the FFMT templates, and the best "
-        "of every way to cut the chain into fused segments. With --chimera, Chimera's "
+        "of every way to cut the chain into fused segments. Each point is reached by a schedule "
+        "whose peak of live words is its buffer; other schedules (e.g. ones that recompute) can "
+        "move less. With --chimera, Chimera's "
         "analytical model of one block order, or its search at a capacity.",
     )
     p.add_argument("-w", "--workload", required=True, metavar="FILE", help="chain YAML or preset")
@@ -43,6 +46,14 @@ def add_fuse_parser(sub) -> None:
     )
     p.add_argument(
         "--no-segmentation", action="store_true", help="skip the search over segmentations"
+    )
+    p.add_argument(
+        "--buffer-rule",
+        choices=("live", "paper"),
+        default="live",
+        help="buffer of a fused segment: 'live' (default), the peak of live words of its loop "
+        "nest; 'paper', the published artifact's rule, to reproduce its figures (its points "
+        "may be unattainable: it misses tiles kept across a loop shared by two products)",
     )
     p.add_argument(
         "--at",
@@ -68,10 +79,13 @@ def add_fuse_parser(sub) -> None:
     )
     group.add_argument(
         "--chimera-model",
-        choices=("chimera", "strict"),
-        default="chimera",
-        help="search objective: the paper's DV and MU (default), or 'strict': outputs charged "
-        "read-modify-write and every live tile counted (comparable with the fusion bounds)",
+        default="paper",
+        metavar="MODEL",
+        help="'paper' (default): Algorithm 1 as printed, every order accepted (incomplete "
+        "tiles get a warning); 'producer-rerun': later operators' loops re-run an earlier "
+        "operator, edge tiles at their real size, incomplete-tile orders rejected; 'strict': "
+        "producer-rerun with outputs charged read-modify-write and every live tile counted "
+        "(comparable with the fusion bounds)",
     )
     group.add_argument(
         "--perfect", action="store_true", help="search only tiles that divide their loops"
@@ -125,6 +139,7 @@ def fuse_tables(report: dict[str, Any]) -> list[Table]:
         "runs (linked einsums)", escape(" ; ".join(" > ".join(r) for r in report["runs"]))
     )
     summary.add_row("strategy", report["strategy"])
+    summary.add_row("buffer rule", report["buffer_rule"])
     summary.add_row("algorithmic minimum, unfused", f"{report['algorithmic_minimum']['unfused']:,}")
     summary.add_row("algorithmic minimum, fused", f"{report['algorithmic_minimum']['fused']:,}")
     summary.add_row("segmentations searched", f"{report['segmentations']:,}")
@@ -158,6 +173,8 @@ def fuse_tables(report: dict[str, Any]) -> list[Table]:
             escape(p.get("segments", "")),
         )
     tables.append(best)
+    for warning in report.get("warnings", []):
+        tables[-1].caption = escape(f"warning: {warning}")
     if "hierarchy" in report:
         levels = Table(title="memory hierarchy (best segmentation)", box=box.SIMPLE_HEAVY)
         for col in ("levels", "capacity (words)", "accesses", "seconds"):
@@ -210,14 +227,13 @@ def fusion_plot(report: dict[str, Any], path: str) -> str:
 def _chimera(args: argparse.Namespace, chain: Chain) -> dict[str, Any]:
     from . import chimera
 
+    model = chimera.check_model(args.chimera_model, "--chimera-model")
     ops = chimera.chimera_ops([(e.name, e.text) for e in chain.einsums], chain.sizes, chain.source)
     loops = list(dict.fromkeys(r for e in chain.einsums for r in e.ranks))
     if args.capacity is not None:
         capacity = word_count(args.capacity, args.word_bits, "--capacity")
         with progress_bar("searching block orders and tiles") as tick:
-            result = chimera.search(
-                ops, capacity, progress=tick, model=args.chimera_model, perfect=args.perfect
-            )
+            result = chimera.search(ops, capacity, progress=tick, model=model, perfect=args.perfect)
         if args.order is None:
             return result
     if args.order is None:
@@ -225,10 +241,11 @@ def _chimera(args: argparse.Namespace, chain: Chain) -> dict[str, Any]:
     tiles = {}
     if args.tiles:
         tiles = parse_assignments(args.tiles.split(","), "--tiles")
-    one = chimera.evaluate_order(ops, chimera.parse_order(args.order, loops), tiles)
+    one = chimera.evaluate_order(ops, chimera.parse_order(args.order, loops), tiles, model)
     if args.capacity is not None:
         one["best"] = result["best"]
         one["capacity"] = result["capacity"]
+        one["perfect"] = result["perfect"]
         one["evaluated"] = result.get("evaluated")
     return one
 
@@ -264,7 +281,14 @@ def run_fuse(args: argparse.Namespace) -> int:
         raise InputError("the arch has no 'levels' (a memory hierarchy)", arch.source, "levels")
     at = [(text, word_count(text, chain.word_bits)) for text in args.at]
     with progress_bar("fusing the chain") as tick:
-        result = fuse(chain, names[0], tuple(names[1:]), not args.no_segmentation, progress=tick)
+        result = fuse(
+            chain,
+            names[0],
+            tuple(names[1:]),
+            not args.no_segmentation,
+            progress=tick,
+            rule=args.buffer_rule,
+        )
     report = fusion_report(result, at)
     if not at and args.format == "table":
         report = fusion_report(result, default_sizes(report))
@@ -289,25 +313,34 @@ def run_fuse(args: argparse.Namespace) -> int:
 
 
 def chimera_text(report: dict[str, Any]) -> str:
+    def numbers(result: dict[str, Any]) -> list[str]:
+        out = [
+            f"  data movement (words): {result['dv']:,}",
+            f"  memory use (words):    {result['mu']:,}",
+        ]
+        if result.get("dv_rmw") is None:
+            out.append("  strict: rejects this order (incomplete tiles)")
+        else:
+            out.append(
+                f"  strict: data movement {result['dv_rmw']:,}, live memory {result['mu_live']:,}"
+            )
+        out.extend(f"  warning: {w}" for w in result.get("warnings") or ())
+        return out
+
     lines = []
     if "order" in report:
         tiles = ", ".join(f"{k}={v}" for k, v in report["tiles"].items())
         lines.append(f"order {report['order']}  tiles {tiles}")
-        lines.append(f"  data movement (words): {report['dv']:,}")
-        lines.append(f"  memory use (words):    {report['mu']:,}")
-        lines.append(
-            f"  strict: data movement {report['dv_rmw']:,}, live memory {report['mu_live']:,}"
-        )
+        lines.append(f"  model: {report.get('model')}")
+        lines.extend(numbers(report))
     if "best" in report:
         best = report["best"]
         tiles = ", ".join(f"{k}={v}" for k, v in best["tiles"].items())
         lines.append(
             f"best under {report['capacity']:,} words: order {best['order']}  tiles {tiles}"
         )
-        lines.append(f"  data movement (words): {best['dv']:,}")
-        lines.append(f"  memory use (words):    {best['mu']:,}")
-        lines.append(f"  strict: data movement {best['dv_rmw']:,}, live memory {best['mu_live']:,}")
-        lines.append(f"  model: {report.get('model')}, divisor tiles only: {report.get('perfect')}")
+        lines.extend(numbers(best))
+        lines.append(f"  model: {best.get('model')}, divisor tiles only: {report.get('perfect')}")
         if report.get("evaluated") is not None:
             lines.append(f"  choices evaluated:     {report['evaluated']:,}")
     return "\n".join(lines) + "\n"

@@ -198,8 +198,13 @@ class Choice:
     weight: int  # backing-store accesses of the weight
     first_input: int  # accesses of the input if this product starts the segment
     last_output: int  # accesses of the output if this product ends the segment
-    persist: bool  # the weight tile stays in the buffer across row tiles
-    whole: bool  # K and N untiled with the weight resident: may stream rows with neighbours
+    persist: bool  # the weight tile is reused across row tiles, so it stays between them
+    whole: bool  # K and N untiled with the whole weight on chip (the paper's "resident")
+    streamed: bool = False  # the weight passes through a one-word buffer
+    m1: int = 1  # trips of the row loops
+    k1: int = 1  # trips of the K loop
+    n1: int = 1  # trips of the N loop
+    span: int = 1  # consecutive row tiles that reuse the weight tile (1: none)
 
 
 @dataclass(frozen=True)
@@ -267,6 +272,9 @@ def choices(shape: ProductShape, template: str, m0: int) -> list[Choice]:
         return []
     m1 = shape.m // m0
     h = shape.heads
+    # A weight tile is reused by the next row tiles that lie in the same groups.
+    span = max(1, shape.m // shape.groups // m0)
+    reused = span > 1
     k_options = (
         [shape.k_tiled] if template in ("Full", "TiledN", "FlashN") else divisors(shape.k_tiled)
     )
@@ -281,24 +289,24 @@ def choices(shape: ProductShape, template: str, m0: int) -> list[Choice]:
             k0, n0 = k0t * shape.k_whole, n0t * shape.n_whole
             in_tile, out_tile = m0 * k0 * h, m0 * n0 * h
             first_input, last_output = shape.size_a, shape.size_o
-            weights: list[tuple[int, int, bool]] = [(1, streamed, False)]
+            # (tile words, accesses, reused across row tiles, streamed through one word)
+            weights: list[tuple[int, int, bool, bool]] = [(1, streamed, False, True)]
             if template in ("Full", "TiledK", "TiledN", "TiledKN", "TiledNK"):
                 if template in ("TiledK", "TiledKN") and k1 > 1:
                     first_input = shape.size_a * n1  # A tile re-read for each N tile
                 if template == "TiledNK" and n1 > 1:
                     last_output = (2 * k1 - 1) * shape.size_o  # partial outputs go out and back
                 if k1 * n1 == 1:
-                    weights.append((c * shape.k * shape.n * h, shape.size_w, m1 > 1))
+                    weights.append((c * shape.k * shape.n * h, shape.size_w, reused, False))
             elif template == "FlashN":
                 if m1 > 1:
                     first_input = shape.size_a * n1  # query rows re-read per key tile
-                weights.append((c * shape.k * n0 * h, shape.size_w, m1 > 1))
+                weights.append((c * shape.k * n0 * h, shape.size_w, reused, False))
             elif template == "FlashK":
                 if m1 > 1:
                     last_output = (2 * k1 - 1) * shape.size_o
-                weights.append((c * k0 * shape.n * h, shape.size_w, m1 > 1))
-            for weight_tile, weight, persist in weights:
-                whole = k1 == 1 and n1 == 1 and weight_tile > 1
+                weights.append((c * k0 * shape.n * h, shape.size_w, reused, False))
+            for weight_tile, weight, persist, is_streamed in weights:
                 out.append(
                     Choice(
                         template,
@@ -313,45 +321,176 @@ def choices(shape: ProductShape, template: str, m0: int) -> list[Choice]:
                         first_input,
                         last_output,
                         persist,
-                        whole,
+                        k1 == 1 and n1 == 1 and weight_tile > 1,
+                        is_streamed,
+                        m1,
+                        k1,
+                        n1,
+                        span if persist else 1,
                     )
                 )
     return out
 
 
-def segment_buffer(path: list[Choice]) -> int:
-    """Least buffer of one fused path run tile by tile: persistent weights stay all along;
-    per row tile the products run one after another (each with its input, output and
-    non-persistent weight tiles), except that neighbouring products whose K and N are
-    whole may stream row by row, holding the first input tile, the last output tile and
-    one row of each intermediate between them."""
-    persistent = sum(ch.weight_tile for ch in path if ch.persist)
+# --- the buffer of a fused path -----------------------------------------------------------
+#
+# The loop nest of a segment: the row loops (M) are outermost and shared; inside a row tile
+# the products run one after another. Where product e tiles its output columns (N1 > 1), the
+# next product tiles the same columns as its reduction (K1 = N1, the same tile), and the two
+# share that loop S: `for M: for S: { e's K loop: step e ; e+1's N loop: step e+1 }`. A Flash
+# pair puts S outside the row loops: `for S: for M: { step e ; step e+1 }`. A tile stays on
+# chip across the loops between its position (inside the innermost loop that indexes its
+# tensor) and its product's step; so a tile of one product of a shared pair can be live
+# while the other product runs.
 
-    def alone(ch: Choice) -> int:
-        return ch.in_tile + ch.out_tile + (0 if ch.persist else ch.weight_tile)
+#: Templates whose row loops are outermost (a shared loop S then sits inside the row loops).
+_M_OUTER = ("Full", "TiledK", "TiledN", "TiledKN", "TiledNK")
 
-    def streamed_run(a: int, b: int) -> int:
-        rows = max(
-            (ch.in_row if e > a else 0) + (ch.out_row if e < b else 0)
-            for e, ch in enumerate(path[a : b + 1], start=a)
-        )
-        loose = sum(ch.weight_tile for ch in path[a : b + 1] if not ch.persist)
-        return loose + path[a].in_tile + path[b].out_tile + rows
 
-    best: list[int] = []
-    for i, ch in enumerate(path):
-        value = max(best[i - 1], alone(ch)) if i else alone(ch)
-        j = i - 1
-        while j >= 0 and ch.whole and path[j].whole:
-            value = min(value, max(best[j - 1] if j else 0, streamed_run(j, i)))
-            j -= 1
-        best.append(value)
-    return persistent + best[-1]
+def shares_loop(producer: Choice, consumer: Choice) -> bool:
+    """Products e and e+1 share the loop over the intermediate's columns (N1 of e > 1)."""
+    return producer.n1 > 1
+
+
+def valid_nest(path: list[Choice]) -> bool:
+    """The path describes one fused loop nest without recomputation: a shared loop S encloses
+    only the two products around it, so the producer has no loop of its own outside S
+    other than the row loops (its K loop inside S), the consumer likewise (its N loop inside S),
+    no product shares on both sides, and an S outside the row loops (a Flash pair) is the
+    whole segment."""
+    shared = [shares_loop(a, b) for a, b in itertools.pairwise(path)]
+    for e, is_shared in enumerate(shared):
+        if not is_shared:
+            continue
+        producer, consumer = path[e], path[e + 1]
+        if consumer.k1 != producer.n1:
+            return False
+        if e + 1 < len(shared) and shared[e + 1]:
+            return False  # the middle product would sit inside two different S loops
+        flash = producer.template == "FlashN" and consumer.template == "FlashK"
+        if flash and producer.m1 > 1:
+            if len(path) != 2:
+                return False
+            continue
+        if producer.template == "TiledNK" and producer.k1 > 1:
+            return False  # its K loop encloses S: the consumer would read partial sums
+        if consumer.template == "TiledKN" and consumer.n1 > 1:
+            return False  # its N loop encloses S: the producer would run again per N tile
+        if producer.m1 > 1 and (
+            producer.template not in _M_OUTER or consumer.template not in _M_OUTER
+        ):
+            return False  # a row loop between a Flash template's S and its step
+    return True
+
+
+def _input_held(producer: Choice) -> bool:
+    """The producer's input tile stays across the shared loop S: no loop of the producer
+    inside S indexes it (its K loop for row-outer templates, the row loops for FlashN)."""
+    return producer.m1 == 1 if producer.template == "FlashN" else producer.k1 == 1
+
+
+def _output_held(consumer: Choice) -> bool:
+    """The consumer's output tile accumulates across S: no loop of the consumer inside S
+    indexes it (its N loop for row-outer templates, the row loops for FlashK)."""
+    return consumer.m1 == 1 if consumer.template == "FlashK" else consumer.n1 == 1
+
+
+def _working_set(ch: Choice) -> int:
+    """Words a product's step needs: its input, output and (unless held all along) weight tiles."""
+    return ch.in_tile + ch.out_tile + (0 if ch.persist else ch.weight_tile)
+
+
+def _row_tile_samples(path: list[Choice]) -> list[int]:
+    """Row tiles that show every pattern of first / middle / last tile of each weight's reuse
+    span (spans divide the row-tile count, so tiles near 0, near each span and at the end)."""
+    count = path[0].m1
+    near = {0, 1, 2, count - 3, count - 2, count - 1}
+    for ch in path:
+        near |= {ch.span - 2, ch.span - 1, ch.span, ch.span + 1}
+    return sorted(i for i in near if 0 <= i < count)
+
+
+def live_buffer(path: list[Choice]) -> int:
+    """Peak live words of the path's loop nest. During the step of product j in row tile i:
+    its working set; the tile its shared-loop partner keeps across S (the producer's input
+    while the consumer runs, the consumer's output while the producer runs); and every
+    weight tile reused across row tiles that is live then: from its first use (product e
+    in the first tile of its span) to its last use (product e in the span's last tile)."""
+    phase = []  # words of each product's step, without the reused weights
+    e = 0
+    while e < len(path):
+        ch = path[e]
+        if e + 1 < len(path) and shares_loop(ch, path[e + 1]):
+            nxt = path[e + 1]
+            phase.append(_working_set(ch) + (nxt.out_tile if _output_held(nxt) else 0))
+            phase.append(_working_set(nxt) + (ch.in_tile if _input_held(ch) else 0))
+            e += 2
+        else:
+            phase.append(_working_set(ch))
+            e += 1
+    reused = [(e, ch.span, ch.weight_tile) for e, ch in enumerate(path) if ch.persist]
+    if not reused:
+        return max(phase)
+    if all(span > 2 for _, span, _ in reused):
+        # Tile 1 is in the middle of every span, so every reused weight is live at every step.
+        return max(phase) + sum(tile for _, _, tile in reused)
+    peak = 0
+    for i in _row_tile_samples(path):
+        for j, words in enumerate(phase):
+            for e, span, tile in reused:
+                first, last = i % span == 0, i % span == span - 1
+                if not (first and j < e) and not (last and j > e):
+                    words += tile
+            peak = max(peak, words)
+    return peak
 
 
 def pipelined_buffer(path: list[Choice]) -> int:
-    """`orojenesis.md`'s pipelined fusion: all weight tiles plus the largest input+output pair."""
+    """Pipelined fusion: every product works at once on its own tiles, so all working sets
+    add up (an intermediate tile twice: the producer fills one while the consumer drains
+    the other), and every weight tile is held."""
+    return sum(ch.in_tile + ch.out_tile + ch.weight_tile for ch in path)
+
+
+def paper_buffer(path: list[Choice]) -> int:
+    """The published artifact's rule (scheme 2): a product whose weight is not whole on chip
+    needs its weight, input and output tiles; a maximal run of neighbours with whole
+    weights needs all their weights, the run's first input and last output tile, and one
+    row of each intermediate inside the run; the segment needs the largest of these.
+    Tiles live across a loop shared by two products are missed, so a point may be
+    unattainable."""
+    entries, e = [], 0
+    while e < len(path):
+        if not path[e].whole:
+            entries.append(path[e].in_tile + path[e].out_tile + path[e].weight_tile)
+            e += 1
+            continue
+        b = e
+        while b + 1 < len(path) and path[b + 1].whole:
+            b += 1
+        rows = max(
+            (ch.in_row if i > e else 0) + (ch.out_row if i < b else 0)
+            for i, ch in enumerate(path[e : b + 1], start=e)
+        )
+        weights = sum(ch.weight_tile for ch in path[e : b + 1])
+        entries.append(weights + path[e].in_tile + path[b].out_tile + rows)
+        e = b + 1
+    return max(entries)
+
+
+def paper_pipelined_buffer(path: list[Choice]) -> int:
+    """`orojenesis.md`'s pipelined rule: all weight tiles plus the largest input+output pair."""
     return sum(ch.weight_tile for ch in path) + max(ch.in_tile + ch.out_tile for ch in path)
+
+
+#: Buffer of a fused path by (rule, model): `live` is the peak of live words of the nest,
+#: `paper` the published artifact's rule (its points may be unattainable).
+BUFFER_RULES: dict[tuple[str, str], Callable[[list[Choice]], int]] = {
+    ("live", "sequential"): live_buffer,
+    ("live", "pipelined"): pipelined_buffer,
+    ("paper", "sequential"): paper_buffer,
+    ("paper", "pipelined"): paper_pipelined_buffer,
+}
 
 
 def _paths(options: list[list[Choice]]) -> Iterator[list[Choice]]:
@@ -368,12 +507,52 @@ def _paths(options: list[list[Choice]]) -> Iterator[list[Choice]]:
     yield from extend([], 0)
 
 
-def _describe(names: list[str], m0: int, path: list[Choice]) -> str:
+@dataclass(frozen=True)
+class Plan:
+    """One fused mapping of a segment: the row tile, each product's choice, and its costs."""
+
+    m0: int
+    path: tuple[Choice, ...]
+    buffer: int
+    accesses: int
+
+
+def segment_plans(
+    chain: Chain,
+    segment: list[int],
+    strategy: str = "ffmt",
+    model: str = "sequential",
+    rule: str = "live",
+) -> list[Plan]:
+    """Every fused mapping of a segment (einsum indices of one run, at least two products)
+    under a strategy, with its buffer (by `rule` and `model`) and backing-store accesses
+    (Σ weights + the first input + the last output)."""
+    products = [e for e in segment if not chain.einsums[e].elementwise]
+    templates = strategy_templates(strategy, len(products))
+    run = next(r for r in chain.runs if segment[0] in r)
+    run_heads = {h for e in run for h in chain.einsums[e].heads}
+    shapes = [product_shape(chain, e, run_heads) for e in products]
+    buffer_of = BUFFER_RULES[(rule, model)]
+    plans = []
+    for m0 in divisors(shapes[0].m):
+        options = [choices(s, t, m0) for s, t in zip(shapes, templates)]
+        if any(not o for o in options):
+            continue
+        # Every consistent path is scored: a few thousand per M0 even for six products.
+        for path in _paths(options):
+            if not valid_nest(path):
+                continue
+            accesses = sum(ch.weight for ch in path) + path[0].first_input + path[-1].last_output
+            plans.append(Plan(m0, tuple(path), buffer_of(path), accesses))
+    return plans
+
+
+def _describe(names: list[str], plan: Plan) -> str:
     parts = []
-    for name, ch in zip(names, path):
-        weight = "W resident" if ch.weight_tile > 1 else "W streamed"
+    for name, ch in zip(names, plan.path):
+        weight = "W streamed" if ch.streamed else "W resident"
         parts.append(f"{name}: {ch.template} K0={ch.k0} N0={ch.n0} {weight}")
-    return f"M0={m0} | " + "; ".join(parts)
+    return f"M0={plan.m0} | " + "; ".join(parts)
 
 
 def tiled_front(
@@ -382,29 +561,15 @@ def tiled_front(
     strategy: str = "ffmt",
     model: str = "sequential",
     slopes: dict | None = None,
+    rule: str = "live",
 ) -> Front:
-    """Fused front of a segment (einsum indices of one run) with at least two products."""
-    products = [e for e in segment if not chain.einsums[e].elementwise]
-    templates = strategy_templates(strategy, len(products))
-    run = next(r for r in chain.runs if segment[0] in r)
-    run_heads = {h for e in run for h in chain.einsums[e].heads}
-    shapes = [product_shape(chain, e, run_heads) for e in products]
-    names = [chain.einsums[e].name for e in products]
-    m = shapes[0].m
-    buffer_of = segment_buffer if model == "sequential" else pipelined_buffer
-    points = []
-    for m0 in divisors(m):
-        options = [choices(s, t, m0) for s, t in zip(shapes, templates)]
-        if any(not o for o in options):
-            continue
-        # Every consistent path is scored: a few thousand per M0 even for six products.
-        for path in _paths(options):
-            accesses = sum(ch.weight for ch in path) + path[0].first_input + path[-1].last_output
-            points.append({"buffer": buffer_of(path), "accesses": accesses, "_path": (m0, path)})
-    front = pareto(points)
+    """Fused front of a segment (einsum indices of one run) with at least two products; each
+    point keeps its `plan`."""
+    plans = segment_plans(chain, segment, strategy, model, rule)
+    names = [chain.einsums[e].name for e in segment if not chain.einsums[e].elementwise]
+    front = pareto([{"buffer": p.buffer, "accesses": p.accesses, "plan": p} for p in plans])
     for point in front:
-        m0, path = point.pop("_path")
-        point["mapping"] = _describe(names, m0, path)
+        point["mapping"] = _describe(names, point["plan"])
     # Element-wise steps inside the segment run on the intermediate tiles in place; one at
     # the end of the segment reads the segment's output back and writes its own.
     tail = []
@@ -477,6 +642,7 @@ class FusionResult:
     best_segmentation: Front
     segmentations: int
     strategies: dict[str, Front]
+    rule: str = "live"
 
 
 def fuse(
@@ -485,8 +651,13 @@ def fuse(
     extra_strategies: tuple[str, ...] = (),
     segment: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    rule: str = "live",
 ) -> FusionResult:
-    """All fronts of the chain (each run fused whole, or cut in every way)."""
+    """All fronts of the chain (each run fused whole, or cut in every way). `rule` is the
+    buffer of a fused segment: `live` (peak live words of its loop nest) or `paper` (the
+    published artifact's rule, whose points may be unattainable)."""
+    if rule not in ("live", "paper"):
+        raise InputError(f"unknown buffer rule {rule!r} (choose live or paper)", "--buffer-rule")
     cache: dict[tuple, Front] = {}
     slopes: dict = {}  # Snowcat slopes, shared by every front below
 
@@ -499,7 +670,8 @@ def fuse(
         if sum(1 for e in seg if not chain.einsums[e].elementwise) < 2:
             return cached(("unfused", tuple(seg)), lambda: unfused_front(chain, seg, slopes))
         return cached(
-            (strat, model, tuple(seg)), lambda: tiled_front(chain, seg, strat, model, slopes)
+            (strat, model, tuple(seg)),
+            lambda: tiled_front(chain, seg, strat, model, slopes, rule),
         )
 
     def untiled(seg: list[int]) -> Front:
@@ -560,6 +732,7 @@ def fuse(
         step_sum(best_runs) if segment else [],
         total - 3 * len(runs) - 1,
         {s: step_sum(f) for s, f in strategies.items()},
+        rule,
     )
 
 
@@ -622,10 +795,18 @@ def fusion_report(result: FusionResult, at: list[tuple[str, int]] = ()) -> dict[
         "shape": dict(chain.sizes),
         "word_bits": chain.word_bits,
         "strategy": result.strategy,
+        "buffer_rule": result.rule,
         "algorithmic_minimum": algorithmic_minima(chain),
         "ops": ops,
         "segmentations": result.segmentations,
     }
+    if result.rule == "paper":
+        report["warnings"] = [
+            (
+                "buffer rule 'paper': fused points may be unattainable (the published rule "
+                "misses tiles kept across a loop that two products share)"
+            )
+        ]
     fronts = {
         "unfused": result.unfused,
         "untiled": result.untiled,

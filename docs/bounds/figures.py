@@ -60,13 +60,13 @@ def study(names: list[str], labels: list[str], title: str, out: str) -> None:
         yscale="log",
         xlabel="buffer (words)",
         ylabel="backing-store accesses (words)",
-        title=f"{title}: ski slopes",
+        title=f"{title}: Snowcat ski slopes",
     )
     oi.set(
         xscale="log",
         xlabel="buffer (words)",
         ylabel="OI (ops/byte, 16-bit words)",
-        title=f"{title}: OI mesas",
+        title=f"{title}: OI mesas (Snowcat)",
     )
     slope.legend(fontsize=8)
     oi.legend(fontsize=8)
