@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from tenet import analyze, load_arch, load_dataflow, load_experiment, load_workload
-from tenet.isl_util import count
+from tenet.util.isl_util import count
 
 ROOT = Path(__file__).resolve().parent.parent
 

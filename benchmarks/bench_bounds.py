@@ -10,9 +10,9 @@ import subprocess
 import sys
 import time
 
-from tenet.bounds import evaluate, problem_from_workload
-from tenet.presets import resolve_workload
-from tenet.workload import load_workload
+from tenet.bounds.snowcat import evaluate, problem_from_workload
+from tenet.formats.presets import resolve_workload
+from tenet.model.workload import load_workload
 
 STUDIES = [
     "gemm-4k",

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from tenet import load_arch, load_workload
-from tenet.dse import explore
+from tenet.explore.dse import explore
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_PER_SECOND = 20

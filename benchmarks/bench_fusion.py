@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import time
 
-from tenet.chain import load_chain
-from tenet.fusion import fuse, read_front
-from tenet.presets import resolve_workload
+from tenet.bounds.chain import load_chain
+from tenet.bounds.fusion import fuse, read_front
+from tenet.formats.presets import resolve_workload
 
 MIB = 2**19  # 16-bit words per MiB
 

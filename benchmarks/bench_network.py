@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from tenet import load_arch
-from tenet.network import Network, analyze_network, load_network
+from tenet.explore.network import Network, analyze_network, load_network
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = [("systolic-8x8", "os-8x8"), ("systolic-8x8", "ws-8x8"), ("chain-64", "kp-64")]

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 from tenet import analyze, load_arch, load_dataflow, load_experiment, load_workload, simulate
-from tenet.arch import with_topology
-from tenet.validate import validate
+from tenet.analysis.validate import validate
+from tenet.model.arch import with_topology
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKLOADS = ROOT / "workloads"

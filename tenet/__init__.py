@@ -11,13 +11,13 @@ Typical use::
 
 __version__ = "0.1.0"
 
-from .arch import Arch, Link, load_arch
-from .dataflow import Dataflow, load_dataflow
-from .errors import InputError, TenetError
-from .metrics import Analysis, analyze
-from .simulate import simulate
-from .tenet_files import load_experiment, load_tenet
-from .workload import Workload, load_workload
+from tenet.analysis.simulate import simulate
+from tenet.errors import InputError, TenetError
+from tenet.formats.tenet_files import load_experiment, load_tenet
+from tenet.model.arch import Arch, Link, load_arch
+from tenet.model.dataflow import Dataflow, load_dataflow
+from tenet.model.metrics import Analysis, analyze
+from tenet.model.workload import Workload, load_workload
 
 __all__ = [
     "Analysis",

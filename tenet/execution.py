@@ -20,7 +20,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import InputError, TenetError
+from tenet.errors import InputError, TenetError
 
 #: Seconds to wait for a Dask scheduler to answer before giving up.
 DASK_CONNECT_TIMEOUT_S = 10.0

@@ -2,7 +2,7 @@
 
 It executes the loop nest that a fused mapping means, records every use of every word,
 and measures the peak of live words and the backing-store traffic. It is written from the
-mapping's definition (docs/fusion.md and the rules below), not from `tenet.fusion`, so the
+mapping's definition (docs/fusion.md and the rules below), not from `tenet.bounds.fusion`, so the
 tests can compare the two.
 
 The nest. Backing-store loops per template, outer to inner: Full: M; TiledK: M > K;

@@ -16,7 +16,7 @@ from math import prod
 
 import pytest
 
-from tenet.bounds import bounds_report, evaluate, lookup, problem_from_einsum
+from tenet.bounds.snowcat import bounds_report, evaluate, lookup, problem_from_einsum
 
 from .helpers import GEMM_OS_ARGS, run_cli
 

@@ -12,7 +12,13 @@ from math import prod
 import pytest
 
 from tenet import analyze, load_arch, load_dataflow, load_workload
-from tenet.bounds import bounds_report, evaluate, lookup, problem_from_einsum, problem_from_workload
+from tenet.bounds.snowcat import (
+    bounds_report,
+    evaluate,
+    lookup,
+    problem_from_einsum,
+    problem_from_workload,
+)
 
 from .helpers import GEMM_OS_ARGS, run_cli, write_yaml
 
@@ -178,7 +184,7 @@ def isl_cost(tmp_path, problem, text, inner, order) -> tuple[int, int]:
     # footprint: the elements of every tensor touched by the first tile
     import islpy as isl
 
-    from tenet.isl_util import count
+    from tenet.util.isl_util import count
 
     first = isl.UnionSet(
         f"{{ {statement} : " + " and ".join(f"0 <= {r} < {f}" for r, f in zip(ranks, inner)) + " }"
@@ -216,7 +222,7 @@ def test_sliding_window_fetches_only_the_new_part():
     problem = problem_from_einsum("O[p] += I[p + r] * W[r]", {"p": 8, "r": 3})
     result = evaluate(problem)
     row = next(i for i in range(result.mappings) if result.space.inner[i].tolist() == [2, 3])
-    from tenet.bounds import transfers
+    from tenet.bounds.snowcat import transfers
 
     _, moved = transfers(problem.tensors[0], result.space)
     assert int(moved[row]) == 4 + 3 * 2 == problem.size(problem.tensors[0])

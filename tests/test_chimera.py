@@ -11,7 +11,7 @@ from math import ceil
 
 import pytest
 
-from tenet.chimera import (
+from tenet.bounds.chimera import (
     algorithmic_minimum,
     chain_loops,
     chimera_ops,
@@ -407,7 +407,7 @@ def test_docs_bert_searches_at_64kib():
 def test_docs_search_numbers():
     from math import factorial
 
-    from tenet.chimera import MAX_CANDIDATE_ORDERS
+    from tenet.bounds.chimera import MAX_CANDIDATE_ORDERS
 
     assert len(tile_candidates(32768)) == 362
     assert [t * ceil(5 / t) for t in range(1, 6)] == [5, 6, 6, 8, 5]

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from tenet import chimera
-from tenet.chain import build_chain, load_chain
+from tenet.bounds import chimera
+from tenet.bounds.chain import build_chain, load_chain
+from tenet.bounds.fusion import fuse, read_front
 from tenet.errors import InputError
-from tenet.fusion import fuse, read_front
-from tenet.presets import resolve_workload
+from tenet.formats.presets import resolve_workload
 
 
 def lowest_front(result, words):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from tenet import analyze, load_arch, load_dataflow, load_workload
-from tenet.arch import with_topology
-from tenet.compare import Row
+from tenet.analysis.compare import Row
+from tenet.model.arch import with_topology
 
 from .conftest import ARCHS, WORKLOADS
 from .helpers import run_cli

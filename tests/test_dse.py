@@ -12,10 +12,10 @@ import jsonschema
 import pytest
 
 from tenet import analyze, load_arch, load_dataflow, load_workload, simulate
-from tenet.dataflow import Dataflow
-from tenet.dse import candidates, design_space, emit, enumerate_dataflows, explore
-from tenet.isl_util import parse_union_map, sets_of
-from tenet.validate import validate
+from tenet.analysis.validate import validate
+from tenet.explore.dse import candidates, design_space, emit, enumerate_dataflows, explore
+from tenet.model.dataflow import Dataflow
+from tenet.util.isl_util import parse_union_map, sets_of
 
 from .conftest import ARCHS, WORKLOADS
 from .helpers import run_cli, write_yaml

@@ -9,7 +9,7 @@ import itertools
 import pytest
 
 from tenet import analyze, load_arch, load_dataflow, load_workload, simulate
-from tenet.isl_util import count
+from tenet.util.isl_util import count
 
 from .conftest import ARCHS, WORKLOADS
 from .helpers import write_yaml

@@ -8,9 +8,8 @@ import json
 
 import pytest
 
-from tenet.bounds import evaluate, problem_from_einsum
-from tenet.chain import build_chain, load_chain
-from tenet.fusion import (
+from tenet.bounds.chain import build_chain, load_chain
+from tenet.bounds.fusion import (
     TEMPLATES,
     algorithmic_minima,
     choices,
@@ -23,7 +22,8 @@ from tenet.fusion import (
     tiled_front,
     untiled_front,
 )
-from tenet.presets import resolve_workload
+from tenet.bounds.snowcat import evaluate, problem_from_einsum
+from tenet.formats.presets import resolve_workload
 
 from .helpers import run_cli, write_yaml
 

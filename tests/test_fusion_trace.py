@@ -1,4 +1,4 @@
-"""The fused-segment model (`tenet.fusion`) against an independent word-level trace of the
+"""The fused-segment model (`tenet.bounds.fusion`) against an independent word-level trace of the
 loop nest (`tests/fusion_trace.py`): peak live words, traffic, and no intermediate ever
 leaving the chip, for every plan of every strategy on small chains."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tenet.chain import build_chain
-from tenet.fusion import fuse, segment_plans
+from tenet.bounds.chain import build_chain
+from tenet.bounds.fusion import fuse, segment_plans
 
 from .fusion_trace import TraceProduct, trace_segment
 

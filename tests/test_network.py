@@ -9,8 +9,8 @@ import pytest
 
 from tenet import analyze, load_arch, load_dataflow, load_workload
 from tenet.errors import InputError
-from tenet.isl_util import count
-from tenet.network import analyze_network, layer_workload, load_network
+from tenet.explore.network import analyze_network, layer_workload, load_network
+from tenet.util.isl_util import count
 
 from .conftest import ARCHS, WORKLOADS
 from .helpers import run_cli, write_yaml
@@ -233,7 +233,7 @@ def test_identical_layers_are_analyzed_once(tmp_path, monkeypatch):
     data = {"layers": [dict(SMALL_NETWORK["layers"][2], name=f"fc{n}") for n in range(3)]}
     network = load_network(write_yaml(tmp_path, "same", data))
     calls = []
-    import tenet.network as module
+    import tenet.explore.network as module
 
     real = module.analyze_layer
 
@@ -265,7 +265,7 @@ def test_a_journal_skips_finished_layers(small_network, tmp_path, monkeypatch):
     def fail(*args, **kwargs):
         raise AssertionError("a journalled layer was analyzed again")
 
-    import tenet.network as module
+    import tenet.explore.network as module
 
     monkeypatch.setattr(module, "analyze_layer", fail)
     assert analyze_network(network, arch, DATAFLOWS, journal=journal) == first

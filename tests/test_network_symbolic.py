@@ -8,9 +8,9 @@ import json
 import pytest
 
 from tenet import load_arch
-from tenet.network import analyze_network, load_network
-from tenet.network_symbolic import analyze_network_symbolic
-from tenet.presets import resolve_arch
+from tenet.explore.network import analyze_network, load_network
+from tenet.explore.network_symbolic import analyze_network_symbolic
+from tenet.formats.presets import resolve_arch
 
 from .helpers import run_cli
 

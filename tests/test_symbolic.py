@@ -15,14 +15,14 @@ import pytest
 import sympy
 
 from tenet import InputError, analyze, load_arch, load_dataflow, load_workload
-from tenet.presets import resolve_arch, resolve_dataflow, resolve_workload
-from tenet.symbolic import (
+from tenet.analysis.symbolic import (
     evaluate_family,
     evaluate_symbolic,
     flatten_metrics,
     is_ratio,
     symbolic_analysis,
 )
+from tenet.formats.presets import resolve_arch, resolve_dataflow, resolve_workload
 
 from .helpers import GEMM_OS_ARGS, run_cli, write_yaml
 

@@ -7,7 +7,7 @@ import islpy as isl
 import pytest
 
 from tenet import InputError, analyze, load_arch, load_dataflow, load_workload, simulate
-from tenet.topology import TOPOLOGIES
+from tenet.model.topology import TOPOLOGIES
 
 from .conftest import ARCHS, WORKLOADS
 from .helpers import write_yaml
@@ -179,7 +179,7 @@ def test_reversed_link_is_flagged(tmp_path):
 
 
 def test_topology_relations_by_hand():
-    from tenet.topology import generate
+    from tenet.model.topology import generate
 
     def relation(name, shape, **options):
         return [isl.UnionMap(spec.relation) for spec in generate(name, shape, options)]

@@ -10,8 +10,8 @@ import islpy as isl
 import pytest
 
 from tenet import load_arch, load_dataflow, load_workload
-from tenet.isl_util import maps_of, sets_of
-from tenet.validate import validate
+from tenet.analysis.validate import validate
+from tenet.util.isl_util import maps_of, sets_of
 
 from .conftest import ARCHS, WORKLOADS
 from .helpers import run_cli, write_yaml

@@ -27,8 +27,8 @@ import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch
 
-from tenet.arch import pe_domain_from_shape
-from tenet.topology import TOPOLOGIES, generate
+from tenet.model.arch import pe_domain_from_shape
+from tenet.model.topology import TOPOLOGIES, generate
 
 OUT = Path(__file__).resolve().parent
 DPI = 100

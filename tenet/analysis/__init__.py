@@ -1,0 +1,2 @@
+"""Analyses of one dataflow: legality, brute-force simulation, space-time traces,
+comparisons and closed forms."""

@@ -1,0 +1,79 @@
+"""One workload and dataflow on several archs: rows of metrics, one column per arch."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tenet.model.workload import SIDES
+
+# Which way is better for each kind of row: "min", "max" or None (not ranked).
+BETTER = {
+    "unique": "min",
+    "reuse": "max",
+    "ibw": None,
+    "sbw": "min",
+    "links": None,
+    "latency": "min",
+    "energy": "min",
+    "utilization": "max",
+}
+
+
+@dataclass
+class Row:
+    label: str
+    kind: str
+    values: list[Any]
+
+    def best(self) -> set[int]:
+        """Indices of the best value(s) in this row (empty when not ranked)."""
+        rule = BETTER[self.kind]
+        present = [v for v in self.values if v is not None]
+        if rule is None or not present or len(set(present)) == 1:
+            return set()
+        target = min(present) if rule == "min" else max(present)
+        return {n for n, v in enumerate(self.values) if v == target}
+
+
+def comparison_rows(results: list[dict[str, Any]]) -> list[Row]:
+    """Unique and reuse per tensor and side, IBW, SBW, link traffic, latency, energy."""
+    rows: list[Row] = []
+    first = results[0]
+    for tensor, sides in first["tensors"].items():
+        for side in SIDES:
+            if sides[side] is None:
+                continue
+            for key in ("unique", "reuse"):
+                rows.append(
+                    Row(
+                        f"{tensor} {side} {key}",
+                        key,
+                        [r["tensors"][tensor][side][key] for r in results],
+                    )
+                )
+    rows.append(Row("IBW (words/cycle)", "ibw", [r["bandwidth"]["ibw"] for r in results]))
+    rows.append(Row("SBW (words/cycle)", "sbw", [r["bandwidth"]["sbw"] for r in results]))
+    rows.append(
+        Row(
+            "link traffic (values)",
+            "links",
+            [sum(link["total"] for link in r["links"]) for r in results],
+        )
+    )
+    rows.append(
+        Row(
+            "busiest link (values/cycle)",
+            "links",
+            [max((link["per_step"] for link in r["links"]), default=0.0) for r in results],
+        )
+    )
+    rows.append(Row("latency (cycles)", "latency", [r["delay"]["latency"] for r in results]))
+    rows.append(Row("PE utilization", "utilization", [r["utilization"] for r in results]))
+    rows.append(Row("energy", "energy", [r["energy"] for r in results]))
+    return rows
+
+
+def comparison_json(workload: str, dataflow: str, results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The contract's `compare` JSON."""
+    return {"workload": workload, "dataflow": dataflow, "results": results}

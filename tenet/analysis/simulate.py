@@ -1,0 +1,249 @@
+"""Brute-force reference: the same metrics by enumerating every instance.
+
+No barvinok here. Instances are listed and the dataflow and access functions are
+evaluated point by point (numpy, see `points.py`); each (PE, step, element) a PE
+touches is then checked against every source the semantics allow: the PE's own
+previous step and each link's senders at each window distance. This is written
+independently of `relations.py` and is what the engine is tested against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from tenet.analysis.points import (
+    apply_relation,
+    relation_pairs,
+    set_points,
+    union_points,
+    unique_rows,
+)
+from tenet.errors import InputError
+from tenet.model.arch import Arch
+from tenet.model.checks import dataflow_warnings, idle_links, outside_array_message
+from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
+from tenet.model.metrics import Analysis, Volumes, arch_constants, links_for
+from tenet.model.workload import SIDES, Workload
+from tenet.util.isl_util import count, maps_of, sets_of
+
+DEFAULT_MAX_INSTANCES = 10**6
+
+
+def check_size(workload: Workload, max_instances: int) -> None:
+    """Refuse problems above `max_instances` before enumerating anything.
+
+    (The guard alone counts with barvinok; every metric below is enumerated.)
+    """
+    if max_instances < 1:
+        raise InputError(f"must be positive, got {max_instances}", "--max-instances")
+    size = count(workload.domain)
+    if size > max_instances:
+        raise InputError(
+            f"{size:,} instances is more than --max-instances {max_instances:,}: too many to enumerate "
+            "(raise --max-instances, shrink the problem with --set, or use 'tenet analyze')",
+            workload.source,
+        )
+
+
+def _function_values(
+    umap, points: dict[str, np.ndarray], offsets: dict[str, int], n: int, width: int
+) -> np.ndarray:
+    """Image of every instance under a function given as a union of relations."""
+    out = np.zeros((n, width), dtype=np.int64)
+    for src, idx, _dst, img in relation_pairs(umap, points):
+        out[offsets[src] + idx] = img
+    return out
+
+
+@dataclass
+class SideUse:
+    """What happens to each (PE, step, element) triple of one tensor side (arrays of equal length)."""
+
+    total: int  # (instance, element) pairs
+    pe: np.ndarray
+    step: np.ndarray
+    element: np.ndarray  # row index into `elements`
+    elements: np.ndarray  # element coordinates
+    own: np.ndarray  # held by this PE at the previous step
+    served: dict[int, np.ndarray]  # link index -> a sender held it (within the link's window)
+    spatial: np.ndarray  # a different PE held it (any link)
+
+    @property
+    def unique(self) -> np.ndarray:
+        reused = self.own.copy()
+        for mask in self.served.values():
+            reused |= mask
+        return ~reused
+
+
+class Enumeration:
+    """Every instance of a workload with its (PE, step) stamp, and the PE links as tables."""
+
+    def __init__(self, workload: Workload, arch: Arch, bound: BoundDataflow):
+        self.workload, self.arch = workload, arch
+        self.points = union_points(workload.domain)
+        self.offsets, total = {}, 0
+        for name, _ in workload.statements:
+            self.offsets[name] = total
+            total += len(self.points.get(name, ()))
+        self.n_instances = total
+        pe_width = arch.pe_arity
+        time_width = bound.time_tuple[1]
+        pe_coords = _function_values(bound.space_map, self.points, self.offsets, total, pe_width)
+        time_coords = _function_values(bound.time_map, self.points, self.offsets, total, time_width)
+        array = set_points(sets_of(arch.pe_domain)[0])
+        # PE ids follow lexicographic order of coordinates (the multicast rule relies on it).
+        self.pes, inverse = unique_rows(np.concatenate([array, pe_coords]))
+        self.in_array = np.zeros(len(self.pes), dtype=bool)
+        self.in_array[inverse[: len(array)]] = True
+        self.instance_pe = inverse[len(array) :]
+        self.times, self.instance_step = unique_rows(time_coords)
+        self.links = [self._link_table(link.relation) for link in arch.links]
+
+    def _link_table(self, relation) -> np.ndarray:
+        """(receiver id, sender id) pairs of a link among the known PEs."""
+        rows = []
+        for m in maps_of(relation):
+            idx, img = apply_relation(m, self.pes)
+            ids = _row_ids(self.pes, img)
+            keep = ids >= 0
+            rows.append(np.stack([idx[keep], ids[keep]], axis=1))
+        return np.concatenate(rows) if rows else np.zeros((0, 2), dtype=np.int64)
+
+    def side_use(self, tensor: str, side: str) -> SideUse:
+        access = self.workload.access(tensor, side)
+        instance_parts, element_parts = [], []
+        for src, idx, _dst, img in relation_pairs(access, self.points):
+            instance_parts.append(self.offsets[src] + idx)
+            element_parts.append(img)
+        instances = np.concatenate(instance_parts)
+        coords = np.concatenate(element_parts)
+        elements, element = unique_rows(coords)
+        n_steps, n_elements = len(self.times), len(elements)
+        keys = np.unique(
+            (self.instance_pe[instances] * n_steps + self.instance_step[instances]) * n_elements
+            + element
+        )
+        pe, rest = np.divmod(keys, n_steps * n_elements)
+        step, element = np.divmod(rest, n_elements)
+
+        def held(other_pe: np.ndarray, other_step: np.ndarray, valid: np.ndarray) -> np.ndarray:
+            candidate = (other_pe * n_steps + other_step) * n_elements + element
+            found = np.zeros(len(keys), dtype=bool)
+            where = np.nonzero(valid)[0]
+            pos = np.searchsorted(keys, candidate[where])
+            pos[pos == len(keys)] = 0
+            found[where] = keys[pos] == candidate[where]
+            return found
+
+        own = held(pe, step - 1, step >= 1)
+        served, spatial = {}, np.zeros(len(keys), dtype=bool)
+        for n in links_for(self.arch, tensor, side):
+            link, table = self.arch.links[n], self.links[n]
+            mask = np.zeros(len(keys), dtype=bool)
+            order = np.argsort(table[:, 0], kind="stable")
+            receivers, senders = table[order, 0], table[order, 1]
+            starts = np.searchsorted(receivers, pe, side="left")
+            ends = np.searchsorted(receivers, pe, side="right")
+            for slot in range(int((ends - starts).max(initial=0))):
+                has = starts + slot < ends
+                sender = np.where(has, senders[np.minimum(starts + slot, len(senders) - 1)], -1)
+                for w in link.window:
+                    valid = has & (step - w >= 0) & ~((sender == pe) & (w == 0))
+                    if link.kind == "multicast" and w == 0:
+                        valid &= sender < pe  # same step: only a smaller group member supplies
+                    found = held(sender, step - w, valid)
+                    mask |= found
+                    spatial |= found & (sender != pe)
+            served[n] = mask
+        return SideUse(len(instances), pe, step, element, elements, own, served, spatial)
+
+
+def _row_ids(table: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Index of each row of `rows` in the lexicographically sorted unique `table` (-1 if absent)."""
+    if not len(rows):
+        return np.zeros(0, dtype=np.int64)
+    combined, inverse = unique_rows(np.concatenate([table, rows]))
+    lookup = np.full(len(combined), -1, dtype=np.int64)
+    lookup[inverse[: len(table)]] = np.arange(len(table))
+    return lookup[inverse[len(table) :]]
+
+
+def volumes_of(use: SideUse, link_order: tuple[int, ...]) -> tuple[Volumes, set[int]]:
+    """Counts of one tensor side; links serve in arch order after the PE's own register."""
+    remaining = ~use.own
+    carried = {}
+    for n in link_order:
+        carried[n] = int(np.count_nonzero(remaining & use.served[n]))
+        remaining &= ~use.served[n]
+    used = {n for n in link_order if use.served[n].any()}
+    volumes = Volumes(
+        total=use.total,
+        unique=int(np.count_nonzero(remaining)),
+        temporal_unique=int(np.count_nonzero(~use.own)),
+        spatial_reuse=int(np.count_nonzero(use.spatial)),
+        carried=carried,
+    )
+    return volumes, used
+
+
+def simulate(
+    workload: Workload,
+    arch: Arch,
+    dataflow: Dataflow,
+    max_instances: int = DEFAULT_MAX_INSTANCES,
+    progress: Callable[[int, int], None] | None = None,
+) -> Analysis:
+    """Every metric of `analyze`, computed by enumeration (the test reference)."""
+    check_size(workload, max_instances)
+    bound = bind_dataflow(dataflow, workload, arch)
+    run = Enumeration(workload, arch, bound)
+    volumes: dict[str, dict[str, Volumes | None]] = {}
+    used_links: set[int] = set()
+    for tensor in workload.tensors:
+        volumes[tensor] = {}
+        for side in SIDES:
+            if workload.access(tensor, side) is None:
+                volumes[tensor][side] = None
+                continue
+            volumes[tensor][side], used = volumes_of(
+                run.side_use(tensor, side), links_for(arch, tensor, side)
+            )
+            used_links |= used
+        if progress:
+            progress(len(volumes), len(workload.tensors))
+    used_pes = np.unique(run.instance_pe)
+    outside = [p for p in used_pes.tolist() if not run.in_array[p]]
+    example = (
+        f"{arch.pe_tuple}[{', '.join(map(str, run.pes[outside[0]].tolist()))}]" if outside else ""
+    )
+    stamp_keys, per_stamp = np.unique(
+        run.instance_pe * len(run.times) + run.instance_step, return_counts=True
+    )
+    n_stamps = len(stamp_keys)
+    crowded = bool(per_stamp.max(initial=0) > arch.macs_per_pe)
+    return Analysis(
+        workload=workload.name,
+        arch=arch.name,
+        dataflow=dataflow.name,
+        instances=run.n_instances,
+        macs=run.n_instances * workload.macs_per_instance,
+        pe_count=int(np.count_nonzero(run.in_array)),
+        active_pes=len(used_pes),
+        time_steps=len(run.times),
+        stamps=n_stamps,
+        volumes=volumes,
+        **arch_constants(arch),
+        warnings=dataflow_warnings(
+            outside_array_message(len(outside), example),
+            arch,
+            workload,
+            run.n_instances,
+            n_stamps,
+            crowded,
+        )
+        + idle_links(arch, used_links),
+    )

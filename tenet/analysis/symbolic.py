@@ -1,0 +1,713 @@
+"""Symbolic metrics: every count of `analyze` as a closed form in the workload parameters.
+
+The relations of `relations.py` are built with the workload parameters left as isl
+parameters; barvinok's `card()` turns each set into a piecewise quasi-polynomial in
+them, which is converted to a sympy expression (`Piecewise` over the parameter
+domains, `floor` for the periodic parts). Evaluating a formula at a size equals
+counting that size directly, so one count serves a whole family of layer shapes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import islpy as isl
+import sympy
+
+from tenet.errors import InputError
+from tenet.model.arch import Arch
+from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
+from tenet.model.metrics import TENSOR_FIELDS, Volumes, tensor_volumes
+from tenet.model.relations import SpaceTime
+from tenet.model.workload import SIDES, Workload, _einsum_statements, _isl_statements
+from tenet.report.tables import to_json
+from tenet.util.io import load_yaml
+from tenet.util.isl_util import (
+    DEFAULT_MAX_OPERATIONS,
+    name_of_map_range,
+    operations_limit,
+    param_names,
+    parse_union_map,
+    parse_union_set,
+)
+
+#: Metrics that are ratios (exact Fractions when evaluated); every other metric is an integer.
+RATIO_SUFFIXES = (
+    "avg_active_pes",
+    "utilization",
+    "energy",
+    "reuse_factor",
+    "ibw",
+    "sbw",
+    "per_step",
+)
+
+NOTES = (
+    (
+        "warnings (PEs outside the array, over-subscribed PEs, idle links) are not derived "
+        "symbolically; run 'tenet analyze' at a concrete size for them"
+    ),
+    (
+        "ratios (avg_active_pes, utilization, energy, reuse_factor, ibw, sbw, per_step) are "
+        "exact rational expressions; integer metrics evaluate to exact integers"
+    ),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# The workload and dataflow with parameters left symbolic
+
+
+def fix_some_params(obj, values: Mapping[str, int]):
+    """`obj ∩ {p = values[p]}` with those parameters projected out; the others stay."""
+    names = [n for n in param_names(obj) if n in values]
+    if not names:
+        return obj
+    context = isl.Set(
+        f"[{', '.join(names)}] -> {{ : {' and '.join(f'{n} = {values[n]}' for n in names)} }}"
+    )
+    obj = obj.intersect_params(context)
+    for name in names:
+        obj = obj.project_out(isl.dim_type.param, param_names(obj).index(name), 1)
+    return obj
+
+
+def _raw_statements(workload: Workload, fixed: Mapping[str, int]) -> list:
+    """The statements of a YAML workload as isl text, parameters not yet substituted."""
+    source = workload.source
+    if source is None:
+        raise InputError(f"workload {workload.name!r} has no YAML file to read its parameters from")
+    data = load_yaml(source, "workload file")
+    if "einsum" in data:
+        return _einsum_statements(data, {**workload.params, **fixed}, source)
+    return _isl_statements(data, source)
+
+
+def symbolic_workload(workload: Workload, fixed: Mapping[str, int]) -> Workload:
+    """The workload with every parameter not in `fixed` left as an isl parameter.
+
+    `workload` is the concrete one (already checked by `load_workload`); its YAML source
+    is read again so that domains and accesses keep their parameters.
+    """
+    if not workload.params:
+        return workload
+    domains: dict[str, isl.UnionSet] = {}
+    accesses: dict[str, dict[str, isl.UnionMap]] = {side: {} for side in SIDES}
+    source = workload.source
+    for raw, (stmt, _) in zip(_raw_statements(workload, fixed), workload.statements):
+        dom = fix_some_params(parse_union_set(raw.domain, source, raw.domain_key), fixed)
+        domains[stmt] = dom
+        for side, tensor, text, key in raw.accesses:
+            rel = fix_some_params(parse_union_map(text, source, key), fixed)
+            rel = rel.intersect_domain(dom)
+            side_map = accesses[side]
+            side_map[tensor] = side_map[tensor].union(rel) if tensor in side_map else rel
+    domain = None
+    for dom in domains.values():
+        domain = dom if domain is None else domain.union(dom)
+    return Workload(
+        workload.name,
+        dict(fixed),
+        list(workload.statements),
+        domain,
+        accesses,
+        workload.macs_per_instance,
+        source,
+        domains,
+    )
+
+
+def parameter_context(workload: Workload) -> isl.Set:
+    """The parameter values where every statement domain is non-empty: ∩_S params(D_S)."""
+    context = None
+    for dom in workload.statement_domains.values() or [workload.domain]:
+        params = dom.params()
+        context = params if context is None else context.intersect(params)
+    return context.coalesce()
+
+
+def bind_symbolic(
+    dataflow: Dataflow, workload: Workload, fixed: Mapping[str, int]
+) -> BoundDataflow:
+    """Θ restricted to the parametric D; checks it is a function for every parameter value."""
+    maps = {}
+    for key, rel in (("space", dataflow.space), ("time", dataflow.time)):
+        rel = fix_some_params(rel, fixed).intersect_domain(workload.domain)
+        if not rel.domain().is_equal(workload.domain) or not rel.is_single_valued():
+            raise InputError(
+                f"the {key} map is not a function on the iteration domain for every value of "
+                f"the symbolic parameters; fix some with --set, or run 'tenet validate'",
+                dataflow.source,
+                key,
+            )
+        maps[key] = rel
+    (time_tuple,) = set(name_of_map_range(maps["time"]))
+    return BoundDataflow(maps["space"], maps["time"], time_tuple)
+
+
+# ---------------------------------------------------------------------------------------------
+# Counting with parameters: piecewise quasi-polynomials
+
+
+def card(obj) -> isl.UnionPwQPolynomial:
+    """|X| as a piecewise quasi-polynomial in the parameters (barvinok)."""
+    if isinstance(obj, isl.UnionMap):
+        obj = obj.wrap()
+    return obj.card()
+
+
+def scale(a: isl.UnionPwQPolynomial, factor: Fraction | int) -> isl.UnionPwQPolynomial:
+    """factor · a for a rational factor."""
+    factor = Fraction(factor)
+    return a.scale_val(isl.Val(f"{factor.numerator}/{factor.denominator}"))
+
+
+def zero_count() -> isl.UnionPwQPolynomial:
+    """The count 0 (the card of the empty set)."""
+    return isl.UnionSet("{ }").card()
+
+
+# ---------------------------------------------------------------------------------------------
+# isl -> sympy
+
+
+def val_to_sympy(val: isl.Val) -> sympy.Rational:
+    """An isl rational value as an exact sympy Rational."""
+    return sympy.Rational(str(val))
+
+
+def floor_of(arg: sympy.Expr) -> sympy.Expr:
+    """floor(arg), written ceiling(n/d) when arg = n/d + (d-1)/d with n integer-valued."""
+    constant, rest = arg.as_coeff_Add()
+    d = sympy.Integer(constant.q) if constant.is_Rational else sympy.Integer(1)
+    scaled = (rest * d).expand()
+    if (
+        d > 1
+        and constant == (d - 1) / d
+        and all(c.is_Integer for c in scaled.as_coefficients_dict().values())
+    ):
+        return sympy.ceiling(rest)
+    return sympy.floor(arg)
+
+
+def aff_to_sympy(aff: isl.Aff, symbols: Mapping[str, sympy.Symbol]) -> sympy.Expr:
+    """c + Σ a_i·p_i + Σ b_j·floor(div_j) for an affine expression over the parameters."""
+    if aff.dim(isl.dim_type.in_):
+        raise ValueError("expected an expression over the parameters only")
+    space = aff.get_space()
+    terms = [val_to_sympy(aff.get_constant_val())]
+    for i in range(aff.dim(isl.dim_type.param)):
+        coeff = val_to_sympy(aff.get_coefficient_val(isl.dim_type.param, i))
+        if coeff:
+            terms.append(coeff * symbols[space.get_dim_name(isl.dim_type.param, i)])
+    for j in range(aff.dim(isl.dim_type.div)):
+        coeff = val_to_sympy(aff.get_coefficient_val(isl.dim_type.div, j))
+        if coeff:
+            terms.append(coeff * floor_of(aff_to_sympy(aff.get_div(j), symbols)))
+    return sympy.Add(*terms)
+
+
+def set_to_sympy(pset: isl.Set, symbols: Mapping[str, sympy.Symbol]) -> sympy.Boolean:
+    """A parameter domain as Or over its basic sets of And over their constraints."""
+    disjuncts = []
+    for bset in pset.compute_divs().get_basic_sets():
+        conjuncts = []
+        for constraint in bset.get_constraints():
+            expr = aff_to_sympy(constraint.get_aff(), symbols)
+            constant = expr.as_coeff_Add()[0]
+            lhs, rhs = expr - constant, -constant
+            conjuncts.append(sympy.Eq(lhs, rhs) if constraint.is_equality() else lhs >= rhs)
+        disjuncts.append(sympy.And(*conjuncts))
+    return sympy.Or(*disjuncts)
+
+
+def qpolynomial_to_sympy(qp: isl.QPolynomial, symbols: Mapping[str, sympy.Symbol]) -> sympy.Expr:
+    """Σ_terms c · Π p_i^e_i · Π floor(div_j)^f_j."""
+    space = qp.get_domain_space()
+    names = [
+        space.get_dim_name(isl.dim_type.param, i) for i in range(space.dim(isl.dim_type.param))
+    ]
+    terms = []
+    for term in qp.get_terms():
+        if term.dim(isl.dim_type.set):
+            raise ValueError("expected a quasi-polynomial over the parameters only")
+        factors = [val_to_sympy(term.get_coefficient_val())]
+        for i, name in enumerate(names):
+            power = term.get_exp(isl.dim_type.param, i)
+            if power:
+                factors.append(symbols[name] ** power)
+        for j in range(term.dim(isl.dim_type.div)):
+            power = term.get_exp(isl.dim_type.div, j)
+            if power:
+                factors.append(floor_of(aff_to_sympy(term.get_div(j), symbols)) ** power)
+        terms.append(sympy.Mul(*factors))
+    return sympy.Add(*terms)
+
+
+def pw_to_sympy(
+    pw: isl.PwQPolynomial, context: isl.Set, symbols: Mapping[str, sympy.Symbol]
+) -> sympy.Expr:
+    """Piecewise((q_k, domain_k), ..., (0, True)): isl's value is 0 outside every piece.
+
+    When the pieces cover the context the last one becomes the `True` (otherwise) case.
+    """
+    pieces = [
+        (qpolynomial_to_sympy(qp, symbols), set_to_sympy(dom, symbols))
+        for dom, qp in pw.get_pieces()
+    ]
+    if not pieces:
+        return sympy.Integer(0)
+    if context.is_subset(pw.domain()):
+        pieces[-1] = (pieces[-1][0], sympy.true)
+    else:
+        pieces.append((sympy.Integer(0), sympy.true))
+    if len(pieces) == 1:
+        return pieces[0][0]
+    return sympy.Piecewise(*pieces)
+
+
+def count_to_sympy(
+    count: isl.UnionPwQPolynomial, context: isl.Set, symbols: Mapping[str, sympy.Symbol]
+) -> sympy.Expr:
+    """A count (simplified under the parameter context) as one sympy expression."""
+    count = count.gist_params(context).coalesce()
+    pws: list[isl.PwQPolynomial] = []
+    count.foreach_pw_qpolynomial(pws.append)
+    return sympy.Add(*[pw_to_sympy(pw, context, symbols) for pw in pws])
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact evaluation of the sympy formulas (Fractions, no floats)
+
+_RELATIONS = {
+    sympy.Eq: lambda a, b: a == b,
+    sympy.Ne: lambda a, b: a != b,
+    sympy.Lt: lambda a, b: a < b,
+    sympy.Le: lambda a, b: a <= b,
+    sympy.Gt: lambda a, b: a > b,
+    sympy.Ge: lambda a, b: a >= b,
+}
+
+
+def exact_value(expr: sympy.Basic, env: Mapping[sympy.Symbol, int]) -> Fraction | bool:
+    """The value of a formula at integer parameters, in exact rational arithmetic."""
+    if expr is sympy.true or expr is sympy.false:
+        return bool(expr)
+    if isinstance(expr, sympy.Symbol):
+        return Fraction(env[expr])
+    if isinstance(expr, sympy.Rational):
+        return Fraction(int(expr.p), int(expr.q))
+    if isinstance(expr, sympy.Add):
+        return sum((exact_value(a, env) for a in expr.args), Fraction(0))
+    if isinstance(expr, sympy.Mul):
+        out = Fraction(1)
+        for a in expr.args:
+            out *= exact_value(a, env)
+        return out
+    if isinstance(expr, sympy.Pow) and expr.exp.is_Integer:
+        return exact_value(expr.base, env) ** int(expr.exp)
+    if isinstance(expr, sympy.floor):
+        return Fraction(exact_value(expr.args[0], env).__floor__())
+    if isinstance(expr, sympy.ceiling):
+        return Fraction(exact_value(expr.args[0], env).__ceil__())
+    if isinstance(expr, sympy.Mod):
+        return exact_value(expr.args[0], env) % exact_value(expr.args[1], env)
+    if isinstance(expr, (sympy.Max, sympy.Min)):
+        pick = max if isinstance(expr, sympy.Max) else min
+        return pick(exact_value(a, env) for a in expr.args)
+    if isinstance(expr, sympy.Piecewise):
+        for value, cond in expr.args:
+            if exact_value(cond, env):
+                return exact_value(value, env)
+        raise ValueError(f"no piece of {expr} applies")
+    if isinstance(expr, sympy.And):
+        return all(exact_value(a, env) for a in expr.args)
+    if isinstance(expr, sympy.Or):
+        return any(exact_value(a, env) for a in expr.args)
+    if isinstance(expr, sympy.Not):
+        return not exact_value(expr.args[0], env)
+    if type(expr) in _RELATIONS:
+        return _RELATIONS[type(expr)](exact_value(expr.lhs, env), exact_value(expr.rhs, env))
+    raise ValueError(f"cannot evaluate {type(expr).__name__} exactly: {expr}")
+
+
+# ---------------------------------------------------------------------------------------------
+# The analysis
+
+
+def formula_text(expr: sympy.Basic) -> str:
+    """sympy's own syntax (`sympy.sympify` reads it back), terms in construction order."""
+    return sympy.sstr(expr, order="none")
+
+
+def is_ratio(key: str) -> bool:
+    """Whether a metric key names a ratio (rational) rather than a count (integer)."""
+    return key.rsplit(".", 1)[-1] in RATIO_SUFFIXES
+
+
+def fold(expr: sympy.Expr) -> sympy.Expr:
+    """Pull one Piecewise out of floor/ratio: Piecewise((f(q_k), c_k), ...) reads better."""
+    if len(expr.atoms(sympy.Piecewise)) == 1:
+        return sympy.piecewise_fold(expr)
+    return expr
+
+
+def ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Expr:
+    """numerator / denominator; NaN (undefined, like analyze's null) when the denominator is 0."""
+    if denominator == 0:
+        return sympy.nan
+    return fold(numerator / denominator)
+
+
+@dataclass
+class _Counts:
+    """The parametric counts of one analysis, before conversion to sympy."""
+
+    instances: isl.UnionPwQPolynomial
+    active_pes: isl.UnionPwQPolynomial
+    time_steps: isl.UnionPwQPolynomial
+    stamps: isl.UnionPwQPolynomial
+    volumes: dict[str, dict[str, Volumes | None]]  # quasi-polynomial counts
+
+
+def _count_all(workload: Workload, arch: Arch, bound: BoundDataflow) -> _Counts:
+    """Every |X| of `metrics.analyze_bound`, as quasi-polynomials."""
+    space_time = SpaceTime.of(bound, arch)
+    volumes = tensor_volumes(workload, arch, space_time, size=card, minus=lambda a, b: a.sub(b))
+    return _Counts(
+        instances=card(workload.domain),
+        active_pes=card(space_time.space_domain),
+        time_steps=card(space_time.time_domain),
+        stamps=card(space_time.stamp_domain),
+        volumes=volumes,
+    )
+
+
+def _count_metrics(counts: _Counts, workload: Workload, arch: Arch) -> dict[str, Any]:
+    """The integer metrics (and energy) as quasi-polynomials, keyed like analyze's JSON."""
+    out: dict[str, Any] = {
+        "instances": counts.instances,
+        "macs": scale(counts.instances, workload.macs_per_instance),
+        "active_pes": counts.active_pes,
+        "time_steps": counts.time_steps,
+    }
+    unique_sums = {side: zero_count() for side in SIDES}
+    e_mac, e_l1, e_l2 = arch.energy.mac, arch.energy.l1, arch.energy.l2
+    energy = scale(out["macs"], e_mac)
+    for tensor, sides in counts.volumes.items():
+        total_sum, unique_sum = zero_count(), zero_count()
+        for side, v in sides.items():
+            if v is None:
+                continue
+            key = f"tensors.{tensor}.{side}"
+            out[f"{key}.total"] = v.total
+            out[f"{key}.unique"] = v.unique
+            out[f"{key}.reuse"] = v.total.sub(v.unique)
+            out[f"{key}.temporal_reuse"] = v.total.sub(v.temporal_unique)
+            out[f"{key}.spatial_reuse"] = v.spatial_reuse
+            unique_sums[side] = unique_sums[side].add(v.unique)
+            total_sum, unique_sum = total_sum.add(v.total), unique_sum.add(v.unique)
+        for name, value in (
+            ("l1_reads", total_sum),
+            ("l1_writes", total_sum),
+            ("l2_reads", unique_sum),
+            ("l2_writes", unique_sum),
+        ):
+            out[f"accesses.{tensor}.{name}"] = value
+        energy = energy.add(scale(total_sum, 2 * e_l1).add(scale(unique_sum, 2 * e_l2)))
+    out["energy"] = energy
+    for n in range(len(arch.links)):
+        link_total = zero_count()
+        for tensor, sides in counts.volumes.items():
+            for side, v in sides.items():
+                if v is not None:
+                    carried = v.carried.get(n, zero_count())
+                    out[f"links.{n}.values.{tensor}.{side}"] = carried
+                    link_total = link_total.add(carried)
+        out[f"links.{n}.total"] = link_total
+    out["_read_unique"], out["_write_unique"] = unique_sums["read"], unique_sums["write"]
+    return out
+
+
+def _derived_metrics(m: dict[str, sympy.Expr], arch: Arch, stamps: sympy.Expr) -> None:
+    """Delays, latency, utilization and bandwidths from the counts (semantics.md), in place."""
+    memory = arch.memory
+    compute = fold(sympy.floor(ratio(m["macs"], m["active_pes"])))
+    ingress, egress = (
+        fold(
+            sympy.floor(m.pop(f"_{side}_unique") * memory.word_bits / memory.bandwidth_bits)
+            + memory.avg_latency
+            - 1
+        )
+        for side in SIDES
+    )
+    latency = sympy.Max(ingress, egress, compute)
+    m["pe_count"] = sympy.Integer(arch.pe_count)
+    m["avg_active_pes"] = ratio(stamps, m["time_steps"])
+    m["utilization"] = ratio(m["macs"], arch.pe_count * latency)
+    m["delay.ingress"], m["delay.egress"] = ingress, egress
+    m["delay.compute"], m["delay.latency"] = compute, latency
+    ibw_sum = sbw_sum = sympy.Integer(0)
+    for key in [k for k in m if k.startswith("tensors.") and k.endswith(".total")]:
+        base = key[: -len(".total")]
+        m[f"{base}.reuse_factor"] = ratio(m[key], m[f"{base}.unique"])
+        m[f"{base}.ibw"] = ratio(m[f"{base}.spatial_reuse"], compute)
+        m[f"{base}.sbw"] = ratio(m[f"{base}.unique"], compute)
+        ibw_sum += m[f"{base}.ibw"]
+        sbw_sum += m[f"{base}.sbw"]
+    m["bandwidth.ibw"], m["bandwidth.sbw"] = ibw_sum, sbw_sum
+    for n in range(len(arch.links)):
+        m[f"links.{n}.per_step"] = ratio(m[f"links.{n}.total"], compute)
+
+
+def symbolic_analysis(
+    workload: Workload,
+    arch: Arch,
+    dataflow: Dataflow,
+    fixed: Mapping[str, int] | None = None,
+    max_operations: int = DEFAULT_MAX_OPERATIONS,
+) -> dict[str, Any]:
+    """Every metric of `analyze` as a sympy closed form in the workload parameters.
+
+    `workload` comes from `load_workload`; parameters named in `fixed` take that value
+    (e.g. the --set overrides), the others become symbols. Returns {"workload", "arch",
+    "dataflow", "symbols", "fixed", "context" (sympy condition on the symbols where the
+    formulas hold), "metrics" (key -> sympy expression), "formulas" (key -> str),
+    "notes"}; metric keys are the dotted keys of analyze's JSON ("delay.latency",
+    "tensors.A.read.unique", ...).
+    """
+    fixed = dict(fixed or {})
+    for name, value in fixed.items():
+        if name not in workload.params:
+            known = ", ".join(workload.params) or "none"
+            raise InputError(f"unknown parameter {name!r} (the workload has: {known})", "--set")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(f"value of {name} must be an integer, got {value!r}", "--set")
+    bind_dataflow(dataflow, workload, arch)  # checks names, arities, functions at the given size
+    names = [p for p in workload.params if p not in fixed]
+    symbols = {name: sympy.Symbol(name, integer=True) for name in names}
+    with operations_limit(
+        max_operations, f"counting {dataflow.name!r} symbolically", dataflow.source
+    ):
+        param_workload = symbolic_workload(workload, fixed)
+        context = parameter_context(param_workload)
+        if context.is_empty():
+            raise InputError("the iteration domain is empty for every parameter value", "--set")
+        bound = bind_symbolic(dataflow, param_workload, fixed)
+        counts = _count_all(param_workload, arch, bound)
+        metrics = {
+            key: count_to_sympy(value, context, symbols)
+            for key, value in _count_metrics(counts, param_workload, arch).items()
+        }
+        stamps = count_to_sympy(counts.stamps, context, symbols)
+        context_expr = set_to_sympy(context, symbols)
+    _derived_metrics(metrics, arch, stamps)
+    metrics = in_json_order(metrics)
+    return {
+        "workload": workload.name,
+        "arch": arch.name,
+        "dataflow": dataflow.name,
+        "symbols": names,
+        "fixed": fixed,
+        "context": context_expr,
+        "metrics": metrics,
+        "formulas": {key: formula_text(expr) for key, expr in metrics.items()},
+        "notes": list(NOTES),
+    }
+
+
+_ORDER = (
+    "instances",
+    "macs",
+    "pe_count",
+    "active_pes",
+    "avg_active_pes",
+    "time_steps",
+    "utilization",
+    "delay.",
+    "energy",
+    "tensors.",
+    "accesses.",
+    "links.",
+    "bandwidth.",
+)
+
+
+def _group(key: str) -> int:
+    """Position of a key's group in analyze's JSON (summary, delays, tensors, ...)."""
+    for n, prefix in enumerate(_ORDER):
+        if key == prefix or (prefix.endswith(".") and key.startswith(prefix)):
+            return n
+    return len(_ORDER)
+
+
+def in_json_order(metrics: dict[str, sympy.Expr]) -> dict[str, sympy.Expr]:
+    """Keys grouped as in analyze's JSON; a tensor side's fields together, in its order."""
+    bases = list(dict.fromkeys(key.rsplit(".", 1)[0] for key in metrics))
+
+    def order(key: str) -> tuple[int, int, int]:
+        base, _, last = key.rpartition(".")
+        field = TENSOR_FIELDS.index(last) if key.startswith("tensors.") else 0
+        return _group(key), bases.index(base) if base else 0, field
+
+    return {key: metrics[key] for key in sorted(metrics, key=order)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation
+
+
+def _check_params(result: Mapping[str, Any], params: Mapping[str, int]) -> dict[sympy.Symbol, int]:
+    """Integer values for every symbol of `result` (fixed parameters may repeat their value)."""
+    env: dict[sympy.Symbol, int] = {}
+    for name, value in params.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(f"value of {name} must be an integer, got {value!r}", "params")
+        if name in result["fixed"]:
+            if result["fixed"][name] != value:
+                raise InputError(
+                    f"{name} was fixed at {result['fixed'][name]} when counting, got {value}",
+                    "params",
+                )
+        elif name not in result["symbols"]:
+            known = ", ".join(result["symbols"]) or "none"
+            raise InputError(f"unknown parameter {name!r} (the symbols are: {known})", "params")
+    for name in result["symbols"]:
+        if name not in params:
+            raise InputError(f"parameter {name!r} has no value", "params")
+        env[sympy.Symbol(name, integer=True)] = params[name]
+    if not exact_value(result["context"], env):
+        shown = ", ".join(f"{n}={params[n]}" for n in result["symbols"])
+        raise InputError(
+            f"{shown} is outside the formulas' domain ({result['context']}): "
+            "some iteration domain is empty",
+            "params",
+        )
+    return env
+
+
+def _metric_value(key: str, expr: sympy.Expr, env: Mapping[sympy.Symbol, int]):
+    """An int for counts, a Fraction for ratios, None where a ratio is undefined."""
+    if expr is sympy.nan:
+        return None
+    try:
+        value = exact_value(expr, env)
+    except ZeroDivisionError:
+        return None
+    if is_ratio(key):
+        return value
+    if value.denominator != 1:
+        raise ValueError(f"{key} evaluated to the non-integer {value}")
+    return int(value)
+
+
+def evaluate_symbolic(
+    result: Mapping[str, Any], params: Mapping[str, int]
+) -> dict[str, int | Fraction | None]:
+    """Every metric at one size: exact ints for counts, Fractions for ratios (None if undefined)."""
+    env = _check_params(result, params)
+    return {key: _metric_value(key, expr, env) for key, expr in result["metrics"].items()}
+
+
+def evaluate_family(
+    result: Mapping[str, Any], param_sets: Iterable[Mapping[str, int]]
+) -> list[dict[str, int | Fraction | None]]:
+    """`evaluate_symbolic` at each size of a family (one count, many layers)."""
+    return [evaluate_symbolic(result, params) for params in param_sets]
+
+
+def flatten_metrics(nested: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """The numbers of analyze's JSON under dotted keys (lists by index, link windows left out)."""
+    flat: dict[str, Any] = {}
+    items: Iterable = nested.items() if isinstance(nested, Mapping) else enumerate(nested)
+    for key, value in items:
+        name = f"{prefix}{key}"
+        if key == "window":
+            continue
+        if isinstance(value, (Mapping, list)):
+            flat.update(flatten_metrics(value, name + "."))
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            flat[name] = value
+    return flat
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+
+
+def symbolic_json(result: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON object: formulas and the context as strings (sympy syntax)."""
+    return {
+        "workload": result["workload"],
+        "arch": result["arch"],
+        "dataflow": result["dataflow"],
+        "symbols": list(result["symbols"]),
+        "fixed": dict(result["fixed"]),
+        "context": formula_text(result["context"]),
+        "metrics": dict(result["formulas"]),
+        "notes": list(result["notes"]),
+    }
+
+
+def symbolic_text(result: Mapping[str, Any]) -> str:
+    """One line per metric, `name = formula`, under a header naming symbols and context."""
+    fixed = ", ".join(f"{k}={v}" for k, v in result["fixed"].items()) or "none"
+    lines = [
+        f"{result['workload']} · {result['arch']} · {result['dataflow']}",
+        f"symbols: {', '.join(result['symbols']) or 'none'}; fixed: {fixed}",
+        f"valid for: {formula_text(result['context'])}",
+        "",
+    ]
+    lines += [f"{key} = {formula}" for key, formula in result["formulas"].items()]
+    lines += [""] + [f"note: {note}" for note in result["notes"]]
+    return "\n".join(lines) + "\n"
+
+
+def symbolic_csv(result: Mapping[str, Any]) -> str:
+    """`metric,formula` lines (formulas quoted)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["metric", "formula"])
+    writer.writerows(result["formulas"].items())
+    return out.getvalue()
+
+
+def symbolic_report(
+    workload: Workload,
+    arch: Arch,
+    dataflow: Dataflow,
+    fixed: Mapping[str, int],
+    fmt: str = "table",
+    max_operations: int = DEFAULT_MAX_OPERATIONS,
+) -> str:
+    """`tenet analyze --symbolic`: the formulas as a table, JSON or CSV."""
+    result = symbolic_analysis(workload, arch, dataflow, fixed, max_operations)
+    if fmt == "json":
+        return to_json(symbolic_json(result)) + "\n"
+    if fmt == "csv":
+        return symbolic_csv(result)
+    return symbolic_text(result)
+
+
+def run_symbolic(args: Any) -> int:
+    """`tenet analyze --symbolic`: parameters set with --set stay fixed, the others symbolic."""
+    from tenet.cli import load_inputs
+    from tenet.cli.common import emit, parse_sets
+
+    if getattr(args, "network", None):
+        from tenet.explore.network_symbolic import run_network_symbolic
+
+        return run_network_symbolic(args)
+    if args.bound:
+        raise InputError("is not available with --symbolic", "--bound")
+    workload, arch, dataflow = load_inputs(args)
+    text = symbolic_report(
+        workload, arch, dataflow, parse_sets(args.set), args.format, args.max_isl_ops
+    )
+    emit(text, args.output)
+    return 0

@@ -1,0 +1,556 @@
+"""The Orojenesis ski slope on the Snowcat architecture (one PE, a buffer, a backing store).
+
+A mapping tiles every rank r of size R into inner r0 and outer r1 = R / r0 (perfect
+factors), orders the non-unit outer loops, holds one tile per tensor at that one buffer
+level, and optionally bypasses tensors. Costs are evaluated for the whole mapspace at once
+with numpy (see `orojenesis.md`). The front is the least traffic over these Snowcat
+mappings: every point is attained, so it is an upper bound on the least traffic possible,
+not a lower bound (per-tensor tile placement or imperfect tiles can move less; see
+docs/bounds.md).
+
+Tiles are boxes: a tensor dimension indexed by Σ_r a_r·r spans E = Σ_r |a_r|(r0 - 1) + 1
+words per tile (the convolution rule stride·(p0-1) + dilation·(r0-1) + 1). Consecutive
+tiles in time overlap by ∏_d max(0, E_d - |Δ_d|); only the part not held by the previous
+tile is fetched, so stationary tiles cost nothing and sliding windows fetch their new part.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from math import prod
+from typing import Any
+
+import islpy as isl
+import numpy as np
+
+from tenet.errors import InputError
+from tenet.model.einsum import parse_einsum
+from tenet.model.workload import Workload
+from tenet.util.io import size_in_words
+from tenet.util.isl_util import count, maps_of, sets_of
+
+
+@dataclass(frozen=True)
+class BoundTensor:
+    """A tensor and, per dimension, the coefficients of its index in the ranks."""
+
+    name: str
+    dims: tuple[tuple[int, ...], ...]  # dims[d][r] = coefficient of rank r in index d
+    output: bool = False
+
+
+@dataclass
+class Problem:
+    """One einsum: rank names and sizes, input tensors and one output."""
+
+    name: str
+    ranks: list[str]
+    sizes: list[int]
+    tensors: list[BoundTensor]
+
+    @property
+    def macs(self) -> int:
+        return prod(self.sizes)
+
+    def extent(self, tensor: BoundTensor, factors: list[int]) -> int:
+        """Words of a box tile whose ranks span `factors` (exact Python ints)."""
+        return prod(sum(abs(a) * (f - 1) for a, f in zip(dim, factors)) + 1 for dim in tensor.dims)
+
+    def size(self, tensor: BoundTensor) -> int:
+        """Distinct elements the einsum touches (exact, isl/barvinok: holes left by a
+        stride larger than the filter are not counted)."""
+        ranks = ", ".join(self.ranks)
+        index = ", ".join(
+            " + ".join(f"{a}*{r}" for a, r in zip(dim, self.ranks) if a).replace("+ -", "- ") or "0"
+            for dim in tensor.dims
+        )
+        box = " and ".join(f"0 <= {r} < {n}" for r, n in zip(self.ranks, self.sizes))
+        return count(isl.UnionMap(f"{{ S[{ranks}] -> {tensor.name}[{index}] : {box} }}").range())
+
+    @property
+    def output(self) -> BoundTensor:
+        return next(t for t in self.tensors if t.output)
+
+    @property
+    def algorithmic_minimum(self) -> int:
+        """Every tensor moved exactly once: Σ sizes."""
+        return sum(self.size(t) for t in self.tensors)
+
+    def ops(self) -> int:
+        """2·MACs - |O| (the first addition into each output is not needed)."""
+        return 2 * self.macs - self.size(self.output)
+
+    def is_matrix_product(self) -> bool:
+        """Three 2-D tensors over three ranks, each rank in exactly two tensors (M, N, K)."""
+        if len(self.ranks) != 3 or len(self.tensors) != 3:
+            return False
+        uses = [sum(1 for t in self.tensors for dim in t.dims if dim[r]) for r in range(3)]
+        return all(len(t.dims) == 2 for t in self.tensors) and uses == [2, 2, 2]
+
+
+def _coefficients(index: str, ranks: list[str], source: str | None, key: str) -> tuple[int, ...]:
+    """Coefficients of an affine index expression in the ranks (isl parses it)."""
+    try:
+        aff = isl.PwAff(f"{{ [{', '.join(ranks)}] -> [({index})] }}")
+    except isl.Error:
+        raise InputError(
+            f"index {index!r} is not affine in the ranks {', '.join(ranks)}", source, key
+        ) from None
+    pieces = []
+    aff.foreach_piece(lambda _set, piece: pieces.append(piece))
+    if len(pieces) != 1 or pieces[0].dim(isl.dim_type.div):
+        raise InputError(f"index {index!r} is not affine (no floor or mod)", source, key)
+    out = []
+    for r in range(len(ranks)):
+        value = pieces[0].get_coefficient_val(isl.dim_type.in_, r)
+        if not value.is_int():
+            raise InputError(f"index {index!r} has a fractional coefficient", source, key)
+        out.append(value.to_python())
+    return tuple(out)
+
+
+def problem_from_einsum(
+    text: str, shape: dict[str, int], name: str | None = None, source: str | None = "--einsum"
+) -> Problem:
+    """`--einsum "O[m,n] += A[m,k] * W[k,n]" --shape m=4096,k=4096,n=4096`."""
+    einsum = parse_einsum(text, source)
+    ranks: list[str] = []
+    for ref in (einsum.output, *einsum.inputs):
+        for var in sorted(ref.variables(), key=lambda v: text.index(v)):
+            if var not in ranks:
+                ranks.append(var)
+    missing = [r for r in ranks if r not in shape]
+    if missing:
+        raise InputError(
+            f"rank {missing[0]!r} has no size (give --shape {missing[0]}=N)", "--shape"
+        )
+    unknown = [r for r in shape if r not in ranks]
+    if unknown:
+        raise InputError(f"rank {unknown[0]!r} does not appear in the einsum", "--shape")
+    for r in ranks:
+        if shape[r] < 1:
+            raise InputError(f"size of {r} must be positive, got {shape[r]}", "--shape")
+    ranks = list(shape)  # the user's order
+    tensors = [
+        BoundTensor(
+            ref.tensor, tuple(_coefficients(i, ranks, source, "einsum") for i in ref.indices)
+        )
+        for ref in einsum.inputs
+    ]
+    tensors.append(
+        BoundTensor(
+            einsum.output.tensor,
+            tuple(_coefficients(i, ranks, source, "einsum") for i in einsum.output.indices),
+            output=True,
+        )
+    )
+    return Problem(name or " ".join(text.split()), ranks, [shape[r] for r in ranks], tensors)
+
+
+def problem_from_workload(workload: Workload) -> Problem:
+    """Ranks and projections derived from a single-statement workload's access relations."""
+    source = workload.source
+    if len(workload.statements) != 1:
+        raise InputError(
+            "bounds need a single statement (a chain of einsums is 'tenet fuse')", source
+        )
+    stmt_set = sets_of(workload.domain)[0]
+    n = stmt_set.dim(isl.dim_type.set)
+    ranks = [stmt_set.get_dim_name(isl.dim_type.set, k) or f"r{k}" for k in range(n)]
+    sizes = []
+    for k in range(n):
+        low, high = stmt_set.dim_min_val(k).to_python(), stmt_set.dim_max_val(k).to_python()
+        if low != 0:
+            raise InputError(f"loop {ranks[k]} must start at 0 for bounds", source)
+        sizes.append(high + 1)
+    box = isl.Set(
+        f"{{ {stmt_set.get_tuple_name()}[{', '.join(ranks)}] : "
+        + " and ".join(f"0 <= {r} < {s}" for r, s in zip(ranks, sizes))
+        + " }"
+    )
+    if not isl.UnionSet.from_set(box).is_equal(workload.domain):
+        raise InputError("bounds need a rectangular iteration domain (a box)", source)
+    writes = workload.accesses["write"]
+    if len(writes) != 1:
+        raise InputError("bounds need exactly one written tensor", source)
+    tensors = []
+    for side in ("read", "write"):
+        for name, rel in workload.accesses[side].items():
+            if side == "read" and name in writes:
+                continue  # a read of the output is its read-modify-write, counted with it
+            maps = maps_of(rel)
+            if len(maps) != 1 or len(maps[0].get_basic_maps()) != 1:
+                raise InputError(f"bounds need one access per tensor; {name} has several", source)
+            tensors.append(
+                BoundTensor(name, _projection(maps[0], name, source), output=side == "write")
+            )
+    return Problem(workload.name, ranks, sizes, tensors)
+
+
+def _projection(access: isl.Map, name: str, source: str | None) -> tuple[tuple[int, ...], ...]:
+    pieces = []
+    access.as_pw_multi_aff().foreach_piece(lambda _s, ma: pieces.append(ma))
+    dims = []
+    for d in range(pieces[0].dim(isl.dim_type.out)):
+        aff = pieces[0].get_at(d)
+        if aff.dim(isl.dim_type.div):
+            raise InputError(f"access to {name} is not affine (floor or mod)", source)
+        dims.append(
+            tuple(
+                aff.get_coefficient_val(isl.dim_type.in_, r).to_python()
+                for r in range(aff.dim(isl.dim_type.in_))
+            )
+        )
+    return tuple(dims)
+
+
+def divisors(n: int) -> list[int]:
+    small = [d for d in range(1, int(n**0.5) + 1) if n % d == 0]
+    return sorted(set(small + [n // d for d in small]))
+
+
+@dataclass
+class Mapspace:
+    """Every (tiling, order) pair: inner factors, outer factors, and the outer order."""
+
+    inner: np.ndarray  # (n, R)
+    outer: np.ndarray  # (n, R)
+    order: np.ndarray  # (n, R) rank indices outermost first, -1 padded (non-unit loops only)
+    position: np.ndarray  # (n, R) position of each rank in the order, R for unit loops
+
+    def __len__(self) -> int:
+        return len(self.inner)
+
+
+def build_mapspace(
+    problem: Problem, progress: Callable[[int, int], None] | None = None
+) -> Mapspace:
+    """All divisor tilings x all orders of their non-unit outer loops."""
+    n_ranks = len(problem.ranks)
+    grids = np.meshgrid(
+        *[np.array(divisors(s), dtype=np.int64) for s in problem.sizes], indexing="ij"
+    )
+    inner = np.stack([g.reshape(-1) for g in grids], axis=1)
+    outer = np.array(problem.sizes, dtype=np.int64)[None, :] // inner
+    nonunit = outer > 1
+    codes = (nonunit * (1 << np.arange(n_ranks))).sum(axis=1)
+    parts_inner, parts_order = [], []
+    for done, code in enumerate(range(1 << n_ranks)):
+        rows = np.nonzero(codes == code)[0]
+        if len(rows):
+            members = [r for r in range(n_ranks) if code >> r & 1]
+            perms = np.array(list(itertools.permutations(members)), dtype=np.int64)
+            perms = perms.reshape(len(perms), len(members))
+            orders = np.full((len(perms), n_ranks), -1, dtype=np.int64)
+            orders[:, : len(members)] = perms
+            parts_inner.append(np.repeat(inner[rows], len(perms), axis=0))
+            parts_order.append(np.tile(orders, (len(rows), 1)))
+        if progress:
+            progress(done + 1, 1 << n_ranks)
+    inner = np.concatenate(parts_inner)
+    order = np.concatenate(parts_order)
+    outer = np.array(problem.sizes, dtype=np.int64)[None, :] // inner
+    position = np.full(inner.shape, n_ranks, dtype=np.int64)
+    for j in range(n_ranks):
+        valid = order[:, j] >= 0
+        position[np.nonzero(valid)[0], order[valid, j]] = j
+    return Mapspace(inner, outer, order, position)
+
+
+def tile_words(tensor: BoundTensor, inner: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Words of each mapping's tile of `tensor`, and its extent per dimension."""
+    extents = [
+        np.abs(np.array(dim))[None, :].dot((inner - 1).T).reshape(-1) + 1 for dim in tensor.dims
+    ]
+    return (prod(extents) if extents else np.ones(len(inner), dtype=np.int64)), extents
+
+
+def transfers(tensor: BoundTensor, space: Mapspace) -> tuple[np.ndarray, np.ndarray]:
+    """(tile words, words moved into the buffer) for every mapping.
+
+    Σ over steps of |tile(t) \\ tile(prev t)|: the first tile, then for each position j,
+    (F_j - 1)·∏_{i<j} F_i steps where loop j advances and the loops below it wrap.
+    """
+    n, n_ranks = space.inner.shape
+    tile, extents = tile_words(tensor, space.inner)
+    moved = tile.copy()
+    before = np.ones(n, dtype=np.int64)
+    rows = np.arange(n)
+    for j in range(n_ranks):
+        loop = space.order[:, j]
+        valid = loop >= 0
+        if not valid.any():
+            break
+        factor = np.where(valid, space.outer[rows, np.maximum(loop, 0)], 1)
+        # Δr1 per rank: +1 for loop j, -(F - 1) for loops below it (they wrap), 0 above.
+        delta = np.where(space.position > j, -(space.outer - 1), 0)
+        delta[rows, np.maximum(loop, 0)] = np.where(valid, 1, delta[rows, np.maximum(loop, 0)])
+        overlap = np.ones(n, dtype=np.int64)
+        for dim, extent in zip(tensor.dims, extents):
+            shift = (delta * space.inner * np.array(dim)[None, :]).sum(axis=1)
+            overlap *= np.maximum(0, extent - np.abs(shift))
+        moved += np.where(valid, (factor - 1) * before * (tile - overlap), 0)
+        before *= factor
+    return tile, moved
+
+
+@dataclass
+class BoundResult:
+    problem: Problem
+    bypass: bool
+    buffer: np.ndarray
+    accesses: np.ndarray
+    space: Mapspace
+    kept: np.ndarray  # (n, tensors) bool
+    front: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    @property
+    def mappings(self) -> int:
+        return len(self.buffer)
+
+
+def evaluate(
+    problem: Problem, bypass: bool = False, progress: Callable[[int, int], None] | None = None
+) -> BoundResult:
+    """Buffer requirement and backing-store accesses of every mapping, and the front."""
+    space = build_mapspace(problem, progress)
+    tiles, moved = [], []
+    for tensor in problem.tensors:
+        tile, words = transfers(tensor, space)
+        if tensor.output:
+            words = 2 * words - problem.size(tensor)  # read-modify-write, first read skipped
+        tiles.append(tile)
+        moved.append(words)
+    tiles_arr, moved_arr = np.stack(tiles, axis=1), np.stack(moved, axis=1)
+    choices = (
+        list(itertools.product([True, False], repeat=len(problem.tensors)))
+        if bypass
+        else [(True,) * len(problem.tensors)]
+    )
+    bypass_cost = np.array(
+        [problem.ops() if t.output else problem.macs for t in problem.tensors], dtype=np.int64
+    )
+    buffers, accesses, kept = [], [], []
+    for choice in choices:
+        keep = np.array(choice)
+        buffers.append((tiles_arr * keep).sum(axis=1))
+        accesses.append((moved_arr * keep).sum(axis=1) + int((bypass_cost * ~keep).sum()))
+        kept.append(np.repeat(keep[None, :], len(space), axis=0))
+    result = BoundResult(
+        problem,
+        bypass,
+        np.concatenate(buffers),
+        np.concatenate(accesses),
+        space,
+        np.concatenate(kept),
+    )
+    result.front = pareto_front(result.buffer, result.accesses)
+    return result
+
+
+def pareto_front(buffer: np.ndarray, accesses: np.ndarray) -> np.ndarray:
+    """Indices of the ski slope: least accesses per buffer size, strictly falling."""
+    order = np.lexsort((accesses, buffer))
+    best = np.minimum.accumulate(accesses[order])
+    falls = np.ones(len(order), dtype=bool)
+    falls[1:] = best[1:] < best[:-1]
+    keep = order[falls & (accesses[order] == best)]
+    return keep
+
+
+def mapping_text(result: BoundResult, index: int) -> dict[str, Any]:
+    """Tiles, order and kept tensors of one mapping (index into the evaluated arrays)."""
+    problem, space = result.problem, result.space
+    row = index % len(space)
+    ranks = problem.ranks
+    tiles = {r: int(space.inner[row, k]) for k, r in enumerate(ranks)}
+    order = [ranks[k] for k in space.order[row].tolist() if k >= 0]
+    kept = [t.name for t, keep in zip(problem.tensors, result.kept[index]) if keep]
+    bypassed = [t.name for t, keep in zip(problem.tensors, result.kept[index]) if not keep]
+    loops = " ".join(f"{r}1={problem.sizes[ranks.index(r)] // tiles[r]}" for r in order) or "(none)"
+    text = f"outer {loops} | tile " + " ".join(f"{r}0={tiles[r]}" for r in ranks)
+    if bypassed:
+        text += " | bypass " + ",".join(bypassed)
+    return {"mapping": text, "tiles": tiles, "order": order, "kept": kept}
+
+
+def word_count(text: str, word_bits: int, flag: str = "--at") -> int:
+    """'1MiB', '512KB', '4096' (words) -> words; errors name `flag`."""
+    return size_in_words(text, word_bits, flag, None)
+
+
+def lookup(front: list[dict[str, Any]], words: int) -> dict[str, Any] | None:
+    """The Snowcat front at a buffer size: the last point whose buffer fits (a step function)."""
+    fitting = [p for p in front if p["buffer"] <= words]
+    return fitting[-1] if fitting else None
+
+
+def bounds_report(
+    result: BoundResult,
+    word_bits: int = 16,
+    at: list[str] = (),
+    macs_per_cycle: float | None = None,
+    bandwidth_gbps: float | None = None,
+    clock_ghz: float = 1.0,
+    area_mm2: float | None = None,
+    mac_area_um2: float | None = None,
+    byte_area_um2: float | None = None,
+) -> dict[str, Any]:
+    """The contract's JSON: front with mappings, lookups, minimum, OI and mesas."""
+    problem = result.problem
+    word_bytes = word_bits / 8
+    ops = problem.ops()
+    front = []
+    for index in result.front.tolist():
+        buffer, accesses = int(result.buffer[index]), int(result.accesses[index])
+        point = {"buffer": buffer, "accesses": accesses, "oi": ops / (accesses * word_bytes)}
+        point.update(mapping_text(result, index))
+        front.append(point)
+    report: dict[str, Any] = {
+        "einsum": problem.name,
+        "shape": dict(zip(problem.ranks, problem.sizes)),
+        "mappings_evaluated": result.mappings,
+        "algorithmic_minimum": problem.algorithmic_minimum,
+        "macs": problem.macs,
+        "pareto": front,
+        "max_effectual_buffer": front[-1]["buffer"],
+        "peak_oi": front[-1]["oi"],
+        "word_bits": word_bits,
+        "bypass": result.bypass,
+    }
+    if at:
+        report["at"] = []
+        for text in at:
+            words = word_count(text, word_bits)
+            point = lookup(front, words)
+            report["at"].append(
+                {
+                    "size": text,
+                    "words": words,
+                    "accesses": point["accesses"] if point else None,
+                    "oi": point["oi"] if point else None,
+                    "mapping": point["mapping"] if point else None,
+                }
+            )
+    if macs_per_cycle is not None and bandwidth_gbps is not None:
+        peak = 2 * macs_per_cycle * clock_ghz
+        report["performance"] = {
+            "peak_gops": peak,
+            "mesa": [
+                {"buffer": p["buffer"], "gops": min(peak, p["oi"] * bandwidth_gbps)} for p in front
+            ],
+        }
+    if area_mm2 is not None and mac_area_um2 and byte_area_um2 and bandwidth_gbps is not None:
+        report["area_split"] = area_split(
+            front, word_bytes, area_mm2, mac_area_um2, byte_area_um2, bandwidth_gbps, clock_ghz
+        )
+    return report
+
+
+def area_split(
+    front: list[dict[str, Any]],
+    word_bytes: float,
+    area_mm2: float,
+    mac_area_um2: float,
+    byte_area_um2: float,
+    bandwidth_gbps: float,
+    clock_ghz: float,
+) -> dict[str, Any]:
+    """Best split of a fixed area between buffer and MACs: throughput = min(compute, OI·BW)."""
+    total = area_mm2 * 1e6
+    options = []
+    for p in front:
+        buffer_area = p["buffer"] * word_bytes * byte_area_um2
+        if buffer_area >= total:
+            break
+        macs = int((total - buffer_area) // mac_area_um2)
+        gops = min(2 * macs * clock_ghz, p["oi"] * bandwidth_gbps)
+        options.append(
+            {
+                "buffer": p["buffer"],
+                "buffer_bytes": p["buffer"] * word_bytes,
+                "macs": macs,
+                "buffer_share": buffer_area / total,
+                "gops": gops,
+            }
+        )
+    if not options:
+        raise InputError("the area cannot hold even the smallest buffer on the front", "--area-mm2")
+    best = max(options, key=lambda o: o["gops"])
+    return {"best": best, "curve": options}
+
+
+def bound_at_capacity(workload: Workload, arch, analysis: dict[str, Any]) -> dict[str, Any]:
+    """The least traffic over Snowcat mappings at the array's on-chip capacity next to the
+    dataflow's scratchpad traffic counted the same way (unique fetches of inputs; 2W - |O|
+    for the output, whose partial sums are written W times and read back W - |O| times),
+    and their ratio (a comparison with the Snowcat front, not an optimality gap)."""
+    capacity = arch.pe_count * arch.memory.l1_words + arch.memory.l2_words
+    problem = problem_from_workload(workload)
+    result = evaluate(problem, bypass=False)
+    front = [
+        {
+            "buffer": int(result.buffer[i]),
+            "accesses": int(result.accesses[i]),
+            **mapping_text(result, i),
+        }
+        for i in result.front.tolist()
+    ]
+    point = lookup(front, capacity)
+    # Charged like the front: inputs once per fetch, outputs read-modify-write (2W - |O|).
+    traffic = 0
+    for tensor in problem.tensors:
+        sides = analysis["tensors"][tensor.name]
+        if tensor.output:
+            traffic += 2 * sides["write"]["unique"] - problem.size(tensor)
+        else:
+            traffic += sides["read"]["unique"]
+    return {
+        "capacity_words": capacity,
+        "accesses": point["accesses"] if point else None,
+        "mapping": point["mapping"] if point else None,
+        "dataflow_traffic": traffic,
+        "ratio": traffic / point["accesses"] if point and point["accesses"] else None,
+    }
+
+
+def hierarchy_report(
+    front: list[dict[str, Any]],
+    levels,
+    word_bits: int,
+    macs: int,
+    macs_per_cycle: float | None = None,
+    clock_ghz: float = 1.0,
+) -> dict[str, Any]:
+    """For each pair of adjacent levels (innermost first): the Snowcat front probed at the
+    inner level's capacity, the time that traffic takes at the outer level's bandwidth, and the
+    bottleneck (compute counts too when --macs-per-cycle is given)."""
+    word_bytes = word_bits / 8
+    pairs = []
+    for inner, outer in itertools.pairwise(levels):
+        point = lookup(front, inner.capacity_words)
+        accesses = point["accesses"] if point else None
+        seconds = accesses * word_bytes / (outer.bandwidth_gbps * 1e9) if point else None
+        pairs.append(
+            {
+                "inner": inner.name,
+                "outer": outer.name,
+                "capacity_words": inner.capacity_words,
+                "accesses": accesses,
+                "bytes": accesses * word_bytes if point else None,
+                "bandwidth_gbps": outer.bandwidth_gbps,
+                "seconds": seconds,
+                "mapping": point["mapping"] if point else None,
+            }
+        )
+    report: dict[str, Any] = {"levels": pairs}
+    times = {
+        f"{p['inner']} <-> {p['outer']}": p["seconds"] for p in pairs if p["seconds"] is not None
+    }
+    if macs_per_cycle:
+        report["compute_seconds"] = macs / (macs_per_cycle * clock_ghz * 1e9)
+        times["compute"] = report["compute_seconds"]
+    report["bottleneck"] = max(times, key=times.get) if times else None
+    return report

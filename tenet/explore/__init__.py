@@ -1,0 +1,1 @@
+"""Exploration: whole networks and design-space search."""

@@ -1,0 +1,823 @@
+"""Design-space exploration: enumerate relation-centric dataflows of one workload on one PE
+array, drop the illegal and the equivalent ones, count every metric exactly and keep the
+Pareto front of the chosen objectives.
+
+A candidate maps one loop to each PE axis (`PE[a] = x % size_a`), runs the tile coordinates
+`floor(x / size_a)` of those loops and the remaining loops in some order as the time stamp,
+and may skew the innermost time dimension by the PE coordinates (systolic style).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import pickle
+import random
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import islpy as isl
+
+from tenet.analysis.validate import validate
+from tenet.errors import InputError, IslLimitError
+from tenet.model.arch import Arch
+from tenet.model.dataflow import Dataflow
+from tenet.model.metrics import analyze
+from tenet.model.workload import Workload
+from tenet.util.isl_util import DEFAULT_MAX_OPERATIONS, parse_union_map, sets_of
+
+# --- objectives --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Objective:
+    """A metric of the `analyze` JSON that the search minimises (or maximises)."""
+
+    name: str
+    meaning: str
+    value: Callable[[dict[str, Any]], int | float]
+    maximize: bool = False
+
+
+def scratchpad_traffic(result: dict[str, Any]) -> int:
+    """Σ over tensors and sides of `unique`: words moved between scratchpad and PEs."""
+    return sum(
+        side["unique"]
+        for sides in result["tensors"].values()
+        for side in sides.values()
+        if side is not None
+    )
+
+
+OBJECTIVES: dict[str, Objective] = {
+    o.name: o
+    for o in (
+        Objective(
+            "latency",
+            "delay.latency: max(ingress, egress, compute)",
+            lambda r: r["delay"]["latency"],
+        ),
+        Objective("energy", "energy: MACs + L1 + L2 accesses", lambda r: r["energy"]),
+        Objective(
+            "sbw", "bandwidth.sbw: scratchpad words per cycle", lambda r: r["bandwidth"]["sbw"]
+        ),
+        Objective(
+            "ibw", "bandwidth.ibw: interconnect words per cycle", lambda r: r["bandwidth"]["ibw"]
+        ),
+        Objective("traffic", "sum of unique: scratchpad words moved", scratchpad_traffic),
+        Objective("ingress", "delay.ingress", lambda r: r["delay"]["ingress"]),
+        Objective("egress", "delay.egress", lambda r: r["delay"]["egress"]),
+        Objective("compute", "delay.compute", lambda r: r["delay"]["compute"]),
+        Objective("time_steps", "time_steps", lambda r: r["time_steps"]),
+        Objective("utilization", "utilization (maximised)", lambda r: r["utilization"], True),
+        Objective("active_pes", "active_pes (maximised)", lambda r: r["active_pes"], True),
+    )
+}
+
+DEFAULT_OBJECTIVES = ("latency", "energy")
+
+
+def parse_objectives(text: str | Sequence[str]) -> tuple[str, ...]:
+    """Objective names from `latency,energy` (or a list); unknown or repeated names are errors."""
+    names = [n.strip() for n in text.split(",")] if isinstance(text, str) else list(text)
+    names = [n for n in names if n]
+    if not names:
+        raise InputError(
+            "expected comma-separated objective names, e.g. latency,energy", "--objectives"
+        )
+    for name in names:
+        if name not in OBJECTIVES:
+            raise InputError(
+                f"unknown objective {name!r} (known: {', '.join(OBJECTIVES)})", "--objectives"
+            )
+    if len(set(names)) != len(names):
+        raise InputError("an objective is named twice", "--objectives")
+    return tuple(names)
+
+
+def objective_help() -> str:
+    """One line per objective name and the analyze key it reads, for `--help`."""
+    return "; ".join(f"{o.name} = {o.meaning}" for o in OBJECTIVES.values())
+
+
+# --- the design space --------------------------------------------------------------------------
+
+_ISL_WORDS = {"and", "or", "not", "mod", "floor", "ceil", "min", "max", "exists", "true", "false"}
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A loop of the statement: `low <= name < low + extent` (its box hull)."""
+
+    name: str
+    low: int
+    extent: int
+
+    def offset(self) -> str:
+        """`x - low` as isl text."""
+        return self.name if self.low == 0 else f"({self.name} - {self.low})"
+
+
+@dataclass(frozen=True)
+class Axis:
+    """A PE axis: coordinates `low <= p < low + size`."""
+
+    low: int
+    size: int
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One dataflow of the space.
+
+    `spatial[a]` is the loop on PE axis a (None: the axis stays at its first PE); `order`
+    lists the time dimensions outermost first, ("tile", x) for floor(x/size) of a spatial
+    loop and ("loop", x) for a temporal loop; `skew[a]` multiplies the PE coordinate of axis
+    a added to the innermost time dimension.
+    """
+
+    spatial: tuple[str | None, ...]
+    order: tuple[tuple[str, str], ...]
+    skew: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class DesignSpace:
+    """The loops of a one-statement workload and the axes of a box-shaped PE array."""
+
+    statement: str
+    loops: tuple[Loop, ...]
+    pe_tuple: str
+    axes: tuple[Axis, ...]
+    skew_options: tuple[tuple[int, ...], ...]  # per axis: the skew coefficients to try
+
+    def loop(self, name: str) -> Loop:
+        return next(loop for loop in self.loops if loop.name == name)
+
+    def axis_of(self, candidate: Candidate, name: str) -> Axis:
+        return self.axes[candidate.spatial.index(name)]
+
+    def coordinate_text(self, candidate: Candidate, axis: int) -> str:
+        """PE coordinate of axis a relative to its first PE: `(x - low) % size`, or `x - low`."""
+        name = candidate.spatial[axis]
+        if name is None:
+            return "0"
+        loop, size = self.loop(name), self.axes[axis].size
+        return loop.offset() if loop.extent <= size else f"{loop.offset()} % {size}"
+
+    def space_text(self, candidate: Candidate) -> str:
+        """`{ S[n] -> PE[low_a + coordinate_a, ...] }`"""
+        coords = []
+        for a, axis in enumerate(self.axes):
+            text = self.coordinate_text(candidate, a)
+            coords.append(text if axis.low == 0 else f"{axis.low} + {text}")
+        return f"{{ {self._instance()} -> {self.pe_tuple}[{', '.join(coords)}] }}"
+
+    def time_text(self, candidate: Candidate) -> str:
+        """`{ S[n] -> T[dims] }`, the innermost dimension plus the skewed PE coordinates."""
+        dims = []
+        for kind, name in candidate.order:
+            if kind == "tile":
+                size = self.axis_of(candidate, name).size
+                dims.append(f"floor({self.loop(name).offset()}/{size})")
+            else:
+                dims.append(self.loop(name).offset())
+        inner = dims.pop() if dims else "0"
+        for a, coefficient in enumerate(candidate.skew):  # coefficients are -1, 0 or 1
+            if coefficient:
+                sign = "+" if coefficient > 0 else "-"
+                inner += f" {sign} {self.coordinate_text(candidate, a)}"
+        dims.append(inner)
+        return f"{{ {self._instance()} -> T[{', '.join(dims)}] }}"
+
+    def stamps(self, candidate: Candidate, point: dict[str, int]) -> tuple[tuple[int, ...], ...]:
+        """(PE coordinates, time stamp) of one instance, evaluated in Python."""
+        coords = []
+        for a in range(len(self.axes)):
+            name = candidate.spatial[a]
+            if name is None:
+                coords.append(0)
+                continue
+            loop = self.loop(name)
+            coords.append((point[name] - loop.low) % self.axes[a].size)
+        time = []
+        for kind, name in candidate.order:
+            offset = point[name] - self.loop(name).low
+            time.append(offset // self.axis_of(candidate, name).size if kind == "tile" else offset)
+        if not time:
+            time.append(0)
+        time[-1] += sum(c * x for c, x in zip(candidate.skew, coords))
+        return tuple(coords), tuple(time)
+
+    def _instance(self) -> str:
+        return f"{self.statement}[{', '.join(loop.name for loop in self.loops)}]"
+
+
+def statement_loops(workload: Workload) -> tuple[str, tuple[Loop, ...]]:
+    """The statement name and its loops (box hull of the domain); one statement only."""
+    if len(workload.statements) != 1:
+        raise InputError(
+            f"dse explores one-statement workloads; {workload.name!r} has "
+            f"{len(workload.statements)} statements",
+            workload.source,
+            "statements",
+        )
+    name, arity = workload.statements[0]
+    domain = sets_of(workload.statement_domains[name])[0]
+    names = [domain.get_dim_name(isl.dim_type.set, k) for k in range(arity)]
+    usable = all(n and n.isidentifier() and n not in _ISL_WORDS for n in names)
+    if not usable or len(set(names)) != arity:
+        names = [f"i{k}" for k in range(arity)]  # map texts name their own variables
+    loops = []
+    for k, loop_name in enumerate(names):
+        low = int(domain.dim_min_val(k).to_python())
+        high = int(domain.dim_max_val(k).to_python())
+        loops.append(Loop(loop_name, low, high - low + 1))
+    return name, tuple(loops)
+
+
+def array_axes(arch: Arch) -> tuple[Axis, ...]:
+    """The axes of the PE array's box hull."""
+    pe_set = sets_of(arch.pe_domain)[0]
+    axes = []
+    for k in range(arch.pe_arity):
+        low = int(pe_set.dim_min_val(k).to_python())
+        high = int(pe_set.dim_max_val(k).to_python())
+        axes.append(Axis(low, high - low + 1))
+    return tuple(axes)
+
+
+def skew_options(arch: Arch, axes: Sequence[Axis]) -> tuple[tuple[int, ...], ...]:
+    """Per axis, 0 and each sign c such that a forward link moves a value one PE along +c per
+    step: the link's delta (sender - receiver) is -c on that axis and 0 elsewhere."""
+    options: list[set[int]] = [{0} for _ in axes]
+    for link in arch.links:
+        if link.kind != "forward" or 1 not in link.window:
+            continue
+        deltas = link.relation.deltas()
+        for a in range(len(axes)):
+            for c in (1, -1):
+                unit = [0] * len(axes)
+                unit[a] = -c
+                point = isl.UnionSet(f"{{ {arch.pe_tuple}[{', '.join(map(str, unit))}] }}")
+                if not point.intersect(deltas).is_empty():
+                    options[a].add(c)
+    return tuple(tuple(sorted(o, key=lambda c: (abs(c), -c))) for o in options)
+
+
+def design_space(workload: Workload, arch: Arch) -> DesignSpace:
+    """The loops, PE axes and link-matched skew signs of a workload on an array."""
+    statement, loops = statement_loops(workload)
+    axes = array_axes(arch)
+    return DesignSpace(statement, loops, arch.pe_tuple, axes, skew_options(arch, axes))
+
+
+def _assignments(space: DesignSpace) -> Iterator[tuple[str | None, ...]]:
+    """Distinct loops (extent > 1) on the axes (size > 1); fewer loops than axes only when the
+    statement has fewer such loops than the array has such axes."""
+    loops = [loop.name for loop in space.loops if loop.extent > 1]
+    usable = [a for a, axis in enumerate(space.axes) if axis.size > 1]
+    n = min(len(loops), len(usable))
+    for chosen_axes in itertools.combinations(usable, n):
+        for chosen_loops in itertools.permutations(loops, n):
+            spatial: list[str | None] = [None] * len(space.axes)
+            for a, name in zip(chosen_axes, chosen_loops):
+                spatial[a] = name
+            yield tuple(spatial)
+
+
+def candidates(
+    space: DesignSpace, skew: bool = True, interleave: bool = False
+) -> Iterator[Candidate]:
+    """Every candidate: assignments × time orders × skews.
+
+    Time orders: the tile dimensions (spatial loops longer than their axis) in every order,
+    then the temporal loops (extent > 1) in every order; with `interleave`, every order of
+    both together.
+    """
+    for spatial in _assignments(space):
+        tiles = [
+            ("tile", name)
+            for a, name in enumerate(spatial)
+            if name is not None and space.loop(name).extent > space.axes[a].size
+        ]
+        temporal = [
+            ("loop", loop.name)
+            for loop in space.loops
+            if loop.extent > 1 and loop.name not in spatial
+        ]
+        if interleave:
+            orders = itertools.permutations(tiles + temporal)
+        else:
+            orders = (
+                t + r
+                for t in itertools.permutations(tiles)
+                for r in itertools.permutations(temporal)
+            )
+        options = [
+            space.skew_options[a] if skew and name is not None else (0,)
+            for a, name in enumerate(spatial)
+        ]
+        for order in orders:
+            for skews in itertools.product(*options):
+                yield Candidate(spatial, tuple(order), tuple(skews))
+
+
+# --- dedupe and sampling -----------------------------------------------------------------------
+
+
+def probe_points(workload: Workload, space: DesignSpace, count: int = 12) -> list[dict[str, int]]:
+    """A few fixed instances of the domain (corners, then pseudo-random points of its box)."""
+    rng = random.Random(0)
+    lows = [loop.low for loop in space.loops]
+    highs = [loop.low + loop.extent - 1 for loop in space.loops]
+    guesses = [lows, highs] + [
+        [rng.randint(lo, hi) for lo, hi in zip(lows, highs)] for _ in range(4 * count)
+    ]
+    points = []
+    for guess in guesses:
+        text = f"{{ {space.statement}[{', '.join(map(str, guess))}] }}"
+        if isl.UnionSet(text).is_subset(workload.domain):
+            points.append({loop.name: v for loop, v in zip(space.loops, guess)})
+        if len(points) == count:
+            break
+    return points
+
+
+@dataclass(frozen=True)
+class Enumerated:
+    """A distinct candidate as isl text: its name, space map and time map."""
+
+    name: str
+    space: str
+    time: str
+
+
+def distinct_candidates(
+    workload: Workload,
+    space: DesignSpace,
+    all_candidates: Sequence[Candidate],
+    limit: int | None = None,
+    seed: int | None = None,
+) -> list[Enumerated]:
+    """Candidates whose (space, time) relations on the domain differ from every earlier one.
+
+    Without `limit`, all of them in enumeration order; with it, the first `limit` distinct
+    ones of a shuffle seeded by `seed` (default 0), returned in enumeration order. Equal
+    relations are found with isl's `is_equal`, compared only when Python stamps of a few
+    probe instances coincide (equal relations always give equal stamps).
+    """
+    if limit is not None and limit < 1:
+        raise InputError(f"must be positive, got {limit}", "--limit")
+    order = list(range(len(all_candidates)))
+    if limit is not None and limit < len(order):
+        random.Random(0 if seed is None else seed).shuffle(order)
+    probes = probe_points(workload, space)
+    buckets: dict[tuple, list[int]] = {}
+    maps: dict[int, tuple[isl.UnionMap, isl.UnionMap]] = {}
+
+    def relations(index: int) -> tuple[isl.UnionMap, isl.UnionMap]:
+        if index not in maps:
+            c = all_candidates[index]
+            maps[index] = tuple(
+                parse_union_map(text).intersect_domain(workload.domain)
+                for text in (space.space_text(c), space.time_text(c))
+            )
+        return maps[index]
+
+    chosen: list[int] = []
+    for index in order:
+        c = all_candidates[index]
+        key = tuple(space.stamps(c, p) for p in probes)
+        bucket = buckets.setdefault(key, [])
+        mine = None
+        duplicate = False
+        for other in bucket:
+            mine = mine or relations(index)
+            theirs = relations(other)
+            if mine[0].is_equal(theirs[0]) and mine[1].is_equal(theirs[1]):
+                duplicate = True
+                break
+        if duplicate:
+            continue
+        bucket.append(index)
+        chosen.append(index)
+        if limit is not None and len(chosen) == limit:
+            break
+    width = len(str(len(all_candidates)))
+    return [
+        Enumerated(
+            f"c{index + 1:0{width}d}",
+            space.space_text(all_candidates[index]),
+            space.time_text(all_candidates[index]),
+        )
+        for index in sorted(chosen)
+    ]
+
+
+def enumerate_candidates(
+    workload: Workload,
+    arch: Arch,
+    skew: bool = True,
+    limit: int | None = None,
+    seed: int | None = None,
+    interleave: bool = False,
+) -> tuple[int, list[Enumerated]]:
+    """(size of the raw space, its distinct candidates as isl text, sampled to `limit`)."""
+    space = design_space(workload, arch)
+    raw = list(candidates(space, skew, interleave))
+    return len(raw), distinct_candidates(workload, space, raw, limit, seed)
+
+
+def enumerate_dataflows(
+    workload: Workload,
+    arch: Arch,
+    skew: bool = True,
+    limit: int | None = None,
+    seed: int | None = None,
+    interleave: bool = False,
+) -> list[Dataflow]:
+    """The distinct candidate dataflows of a one-statement workload on a box-shaped array."""
+    _, found = enumerate_candidates(workload, arch, skew, limit, seed, interleave)
+    return [Dataflow(e.name, parse_union_map(e.space), parse_union_map(e.time)) for e in found]
+
+
+# --- evaluation --------------------------------------------------------------------------------
+
+_CONTEXTS: dict[str, tuple[Workload, Arch]] = {}
+
+
+def _context(blob: bytes) -> tuple[Workload, Arch]:
+    """The (workload, arch) pickled in `blob`, unpickled once per process."""
+    digest = hashlib.sha256(blob).hexdigest()
+    if digest not in _CONTEXTS:
+        if len(_CONTEXTS) > 4:
+            _CONTEXTS.clear()
+        _CONTEXTS[digest] = pickle.loads(blob)
+    return _CONTEXTS[digest]
+
+
+def evaluate_candidate(argument: tuple[bytes, str, str, str, int]) -> dict[str, Any]:
+    """Validate one candidate and, when legal, analyze it (a picklable task of `run_tasks`).
+
+    Returns {"legal": False, "violations": [kinds]}, {"legal": True, "analysis": ANALYZE
+    with "notation"}, or {"legal": True, "error": message} when isl gives up.
+    """
+    blob, name, space_text, time_text, max_operations = argument
+    workload, arch = _context(blob)
+    dataflow = Dataflow(name, parse_union_map(space_text), parse_union_map(time_text))
+    verdict = validate(workload, arch, dataflow)
+    if not verdict.legal:
+        return {"legal": False, "violations": sorted({v.kind for v in verdict.violations})}
+    try:
+        result = analyze(workload, arch, dataflow, max_operations).to_dict()
+    except IslLimitError as exc:
+        return {"legal": True, "error": exc.message}
+    result["notation"] = verdict.notation
+    return {"legal": True, "analysis": result}
+
+
+def _run_inline(function, tasks, progress=None, **_: Any) -> dict[str, dict]:
+    """Sequential fallback with the signature of `tenet.execution.run_tasks`."""
+    results = {}
+    for done, (key, argument) in enumerate(tasks, start=1):
+        results[key] = function(argument)
+        if progress:
+            progress(done, len(tasks))
+    return results
+
+
+def _task_runner() -> Callable[..., dict[str, dict]]:
+    try:
+        from tenet.execution import run_tasks
+    except ImportError:  # pragma: no cover - the module ships with tenet
+        return _run_inline
+    return run_tasks
+
+
+# --- the Pareto front --------------------------------------------------------------------------
+
+
+def objective_vector(result: dict[str, Any], objectives: Sequence[str]) -> tuple[float, ...]:
+    """The objectives of one analysis, each signed so that smaller is better."""
+    out = []
+    for name in objectives:
+        objective = OBJECTIVES[name]
+        value = objective.value(result)
+        out.append(-value if objective.maximize else value)
+    return tuple(out)
+
+
+def dominates(a: Sequence[float], b: Sequence[float]) -> bool:
+    """a is no worse than b in every objective and better in one (all minimised)."""
+    return all(x <= y for x, y in zip(a, b)) and any(x < y for x, y in zip(a, b))
+
+
+def pareto_indices(vectors: Sequence[Sequence[float]], keep_ties: bool = False) -> list[int]:
+    """Indices of the vectors no other vector dominates; of equal vectors only the first,
+    unless `keep_ties`."""
+    front: list[int] = []
+    seen: set[tuple] = set()
+    for i, v in enumerate(vectors):
+        if tuple(v) in seen and not keep_ties:
+            continue
+        if not any(dominates(w, v) for w in vectors):
+            front.append(i)
+            seen.add(tuple(v))
+    return front
+
+
+def explore(
+    workload: Workload,
+    arch: Arch,
+    objectives: Sequence[str] = DEFAULT_OBJECTIVES,
+    skew: bool = True,
+    limit: int | None = None,
+    seed: int | None = None,
+    interleave: bool = False,
+    keep_ties: bool = False,
+    max_operations: int = DEFAULT_MAX_OPERATIONS,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    journal: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Validate and analyze every distinct candidate; the Pareto front of `objectives`.
+
+    Returns {"workload", "arch", "objectives", "candidates" (raw space size), "evaluated",
+    "legal", "skipped" (isl gave up), "ties" (legal dataflows equal on every objective to a
+    front member and left out; none with `keep_ties`), "pareto": [ANALYZE + "notation",
+    "name", "space", "time", "objectives"]}, the front sorted by the objectives in order.
+    """
+    objectives = parse_objectives(objectives)
+    raw_size, found = enumerate_candidates(workload, arch, skew, limit, seed, interleave)
+    blob = pickle.dumps((workload, arch))
+    tasks = []
+    for e in found:
+        digest = hashlib.sha256(blob + e.space.encode() + e.time.encode()).hexdigest()[:16]
+        tasks.append((f"{e.name}-{digest}", (blob, e.name, e.space, e.time, max_operations)))
+    results = _task_runner()(
+        evaluate_candidate,
+        tasks,
+        jobs=jobs,
+        scheduler=scheduler,
+        journal=journal,
+        progress=progress,
+    )
+    legal, analyses = 0, []
+    skipped = 0
+    for (key, _), e in zip(tasks, found):
+        outcome = results[key]
+        if not outcome["legal"]:
+            continue
+        legal += 1
+        if "error" in outcome:
+            skipped += 1
+            continue
+        analyses.append((e, outcome["analysis"]))
+    vectors = [objective_vector(result, objectives) for _, result in analyses]
+    front = pareto_indices(vectors, keep_ties)
+    front.sort(key=lambda i: (vectors[i], i))
+    pareto = []
+    for rank, i in enumerate(front, start=1):
+        e, result = analyses[i]
+        name = f"dse-{rank:03d}"
+        entry = dict(result)
+        entry["dataflow"] = name
+        entry["name"] = name
+        entry["space"] = e.space
+        entry["time"] = e.time
+        entry["objectives"] = {n: OBJECTIVES[n].value(result) for n in objectives}
+        pareto.append(entry)
+    on_front = {tuple(vectors[i]) for i in front}
+    ties = sum(1 for v in vectors if tuple(v) in on_front) - len(front)
+    return {
+        "workload": workload.name,
+        "arch": arch.name,
+        "objectives": list(objectives),
+        "candidates": raw_size,
+        "evaluated": len(found),
+        "legal": legal,
+        "skipped": skipped,
+        "ties": ties,
+        "pareto": pareto,
+    }
+
+
+# --- whole networks ----------------------------------------------------------------------------
+
+#: Objectives whose network value is Σ count · (the layer's value): layers run one after another.
+ADDITIVE_OBJECTIVES = ("latency", "energy", "traffic", "ingress", "egress", "compute", "time_steps")
+
+
+def _layer_key(layer) -> str:
+    """Layers with the same workload, parameters, stride and dilation share one search."""
+    return repr((layer.workload_ref, sorted(layer.params.items()), layer.stride, layer.dilation))
+
+
+def explore_network(
+    network,
+    arch: Arch,
+    objectives: Sequence[str] = DEFAULT_OBJECTIVES,
+    **options: Any,
+) -> dict[str, Any]:
+    """`explore` for every distinct layer of a network, and the network's front.
+
+    A network point picks one front dataflow per layer; its objectives are Σ count · value
+    (additive objectives only). Returns {"network", "arch", "objectives", "evaluated",
+    "legal" (over distinct layers), "layers": [{"layer", "count", **explore report}],
+    "network_front": [{"objectives", "dataflows": {layer: front name}}]}.
+    """
+    from tenet.explore.network import in_layer, layer_workload
+
+    objectives = parse_objectives(objectives)
+    for name in objectives:
+        if name not in ADDITIVE_OBJECTIVES:
+            raise InputError(
+                f"objective {name!r} does not add up over layers; with -n use: "
+                + ", ".join(ADDITIVE_OBJECTIVES),
+                "--objectives",
+            )
+    reports: dict[str, dict[str, Any]] = {}
+    layers = []
+    for n, layer in enumerate(network.layers):
+        key = _layer_key(layer)
+        if key not in reports:
+            try:
+                reports[key] = explore(layer_workload(layer), arch, objectives, **options)
+            except InputError as exc:
+                raise in_layer(exc, network.source, n, layer.name) from None
+        layers.append({"layer": layer.name, "count": layer.count, **reports[key]})
+    return {
+        "network": network.name,
+        "arch": arch.name,
+        "objectives": list(objectives),
+        "evaluated": sum(r["evaluated"] for r in reports.values()),
+        "legal": sum(r["legal"] for r in reports.values()),
+        "layers": layers,
+        "network_front": network_front(layers, objectives),
+    }
+
+
+def network_front(layers: Sequence[dict[str, Any]], objectives: Sequence[str]) -> list[dict]:
+    """The Pareto front of Σ count · objectives over one front dataflow per layer.
+
+    Built layer by layer, pruning dominated partial sums: a dominated choice in one layer
+    can always be swapped for the dataflow dominating it, so no network optimum is lost.
+    """
+    partial: list[tuple[tuple, dict[str, str]]] = [((0,) * len(objectives), {})]
+    for layer in layers:
+        combined = []
+        for vector, choice in partial:
+            for entry in layer["pareto"]:
+                step = [_exact(v) for v in objective_vector(entry, objectives)]
+                total = tuple(a + layer["count"] * b for a, b in zip(vector, step))
+                combined.append((total, {**choice, layer["layer"]: entry["name"]}))
+        kept = pareto_indices([v for v, _ in combined])
+        partial = [combined[i] for i in kept]
+    partial.sort(key=lambda item: item[0])
+    return [
+        {"objectives": {n: _plain(v) for n, v in zip(objectives, vector)}, "dataflows": choice}
+        for vector, choice in partial
+        if choice
+    ]
+
+
+def _exact(value: float) -> int | Fraction:
+    """A float as the exact decimal it prints as (energies are sums of decimal constants)."""
+    return value if isinstance(value, int) else Fraction(repr(value))
+
+
+def _plain(value: int | Fraction) -> int | float:
+    return float(value) if isinstance(value, Fraction) else value
+
+
+def emit_network(report: dict[str, Any], directory: str | Path) -> list[Path]:
+    """Each layer's front in `DIR/<layer>/dse-001.yaml`, ...; the paths written."""
+    paths = []
+    for layer in report["layers"]:
+        folder = re.sub(r"[^A-Za-z0-9_.-]", "_", layer["layer"])
+        paths += emit(layer["pareto"], Path(directory) / folder)
+    return paths
+
+
+def network_tables(report: dict[str, Any], color: bool = False) -> str:
+    """Each distinct layer's front, then the network front (one dataflow per layer)."""
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    from tenet.report.tables import render_tables
+
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for layer in report["layers"]:  # layers sharing a search share its front object
+        groups.setdefault(id(layer["pareto"]), []).append(layer)
+    parts = []
+    for group in groups.values():
+        names = ", ".join(f"{layer['layer']} (runs: {layer['count']})" for layer in group)
+        title = f"{group[0]['arch']} · layer{'s' if len(group) > 1 else ''} {names}"
+        parts.append(front_table({**group[0], "arch": title}, color))
+    table = Table(
+        title=escape(f"{report['network']} · {report['arch']}: network front (Σ runs × layer)"),
+        box=box.SIMPLE_HEAVY,
+    )
+    for name in report["objectives"]:
+        table.add_column(name, justify="right")
+    table.add_column("dataflow per layer")
+    for point in report["network_front"]:
+        choice = ", ".join(f"{k}={v}" for k, v in point["dataflows"].items())
+        table.add_row(*(_cell(v) for v in point["objectives"].values()), escape(choice))
+    counts = f"{report['evaluated']:,} dataflows evaluated over the distinct layers"
+    notes = [f"{counts}, {report['legal']:,} legal"]
+    parts.append(render_tables([table], color, notes, prefix="note"))
+    return "\n".join(parts)
+
+
+# --- writing the winners -----------------------------------------------------------------------
+
+
+def dataflow_yaml(entry: dict[str, Any]) -> str:
+    """A dataflow YAML file for one front entry, its notation and objectives as comments."""
+    values = ", ".join(
+        f"{k} {v:,}" if isinstance(v, int) else f"{k} {v!r}" for k, v in entry["objectives"].items()
+    )
+    return (
+        f"# Found by tenet dse: {entry['workload']} on {entry['arch']}.\n"
+        f"# notation: {entry['notation']}\n"
+        f"# {values}\n"
+        f'name: "{entry["name"]}"\n'
+        f'space: "{entry["space"]}"\n'
+        f'time:  "{entry["time"]}"\n'
+    )
+
+
+def emit(front: Sequence[dict[str, Any]], directory: str | Path) -> list[Path]:
+    """Write each front entry as `DIR/<name>.yaml` (dse-001.yaml, ...); the paths written."""
+    folder = Path(directory)
+    if folder.exists() and not folder.is_dir():
+        raise InputError("exists and is not a directory", str(directory), "--emit")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for entry in front:
+            path = folder / f"{entry['name']}.yaml"
+            path.write_text(dataflow_yaml(entry))
+            paths.append(path)
+    except OSError as exc:
+        raise InputError(
+            f"cannot write dataflows: {exc.strerror}", str(directory), "--emit"
+        ) from None
+    return paths
+
+
+__all__ = [
+    "DEFAULT_OBJECTIVES",
+    "OBJECTIVES",
+    "dominates",
+    "emit",
+    "enumerate_dataflows",
+    "explore",
+    "pareto_indices",
+    "parse_objectives",
+]
+
+
+# --- rendering ---------------------------------------------------------------------------------
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, int):
+        return f"{value:,}"
+    return f"{value:,.2f}" if abs(value) < 1e15 else f"{value:.4g}"
+
+
+def front_table(report: dict[str, Any], color: bool = False) -> str:
+    """The front as a table (name, notation, objectives, latency, energy) and the counts."""
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    from tenet.report.tables import render_tables
+
+    title = escape(f"{report['workload']} · {report['arch']}: Pareto front")
+    table = Table(title=title, box=box.SIMPLE_HEAVY)
+    table.add_column("name")
+    table.add_column("notation")
+    columns = list(report["objectives"])
+    columns += [c for c in ("latency", "energy") if c not in columns]
+    for name in columns:
+        table.add_column(name, justify="right")
+    for entry in report["pareto"]:
+        values = [_cell(OBJECTIVES[name].value(entry)) for name in columns]
+        table.add_row(escape(entry["name"]), escape(entry["notation"] or "-"), *values)
+    notes = [
+        f"{report['candidates']:,} candidates, {report['evaluated']:,} distinct evaluated, "
+        f"{report['legal']:,} legal, {len(report['pareto'])} on the front"
+        + (f", {report['ties']} ties left out (--ties)" if report["ties"] else "")
+        + (f", {report['skipped']} skipped (isl limit)" if report["skipped"] else "")
+    ]
+    return render_tables([table], color, notes, prefix="note")

@@ -1,0 +1,501 @@
+"""Whole networks: a list of layers, each a workload preset with its parameters, analyzed
+layer by layer on one arch, with per-layer results and network totals."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from rich import box
+from rich.markup import escape
+from rich.table import Table
+
+from tenet.errors import InputError
+from tenet.execution import run_tasks
+from tenet.formats.presets import preset_names, resolve_dataflow, resolve_network, resolve_workload
+from tenet.model.arch import Arch
+from tenet.model.checks import example_point
+from tenet.model.dataflow import bind_dataflow, load_dataflow
+from tenet.model.einsum import TensorRef, parse_einsum
+from tenet.model.metrics import TENSOR_FIELDS, Analysis, analyze_bound
+from tenet.model.workload import (
+    SIDES,
+    Workload,
+    _einsum_statements,
+    _param_values,
+    build_workload,
+    load_workload,
+)
+from tenet.report.tables import render_tables, to_csv, to_json
+from tenet.util.io import check_keys, expect_int, expect_mapping, expect_str, load_yaml
+from tenet.util.isl_util import DEFAULT_MAX_OPERATIONS
+
+LAYER_KEYS = ("name", "workload", "params", "dataflow", "count", "stride", "dilation")
+
+#: Per spatial axis, the (output loop, filter loop) pairs whose sum indexes a convolution's
+#: input: `ox+rx`, `oy+ry` in conv2d and depthwise-conv, `p+r`, `q+s` in the conv-* presets.
+CONV_AXES = ((("ox", "rx"), ("p", "r")), (("oy", "ry"), ("q", "s")))
+
+#: The additive volumes of the network totals, per access side.
+VOLUME_KEYS = TENSOR_FIELDS[:5]  # the additive ones
+
+
+@dataclass
+class Layer:
+    """One layer: a workload (preset name or file) with parameters, run `count` times.
+
+    `stride` and `dilation` (x, y) turn the input index `ox+rx` of a convolution einsum into
+    `sx*ox + dx*rx` (and `oy+ry` likewise); `dataflow` overrides the network-wide one.
+    """
+
+    name: str
+    workload_ref: str
+    params: dict[str, int]
+    dataflow: str | None = None
+    count: int = 1
+    stride: tuple[int, int] = (1, 1)
+    dilation: tuple[int, int] = (1, 1)
+
+
+@dataclass
+class Network:
+    """Layers in execution order; `notes` say what an import left out."""
+
+    name: str
+    layers: list[Layer]
+    source: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+# --- reading a network ----------------------------------------------------------------------
+
+
+def load_network(path_or_preset: str | Path) -> Network:
+    """A network from a preset name (`alexnet`), a network YAML file or an ONNX model."""
+    text = str(path_or_preset)
+    if text.lower().endswith(".onnx"):
+        from tenet.explore.onnx_import import network_from_onnx
+
+        return network_from_onnx(text)
+    path = resolve_network(text)
+    if not path.exists() and "/" not in text and not text.endswith((".yaml", ".yml")):
+        known = ", ".join(preset_names("networks")) or "none"
+        raise InputError(
+            f"no network preset or file named {text!r} (presets: {known}; "
+            "or give a network .yaml or an .onnx model)",
+            text,
+        )
+    return parse_network(load_yaml(path, "network file"), str(path), path.parent)
+
+
+def parse_network(data: Mapping[str, Any], source: str, base: Path) -> Network:
+    """Check a network mapping and every layer's workload, parameters and dataflow."""
+    check_keys(data, ("name", "layers"), ("layers",), source)
+    raw = data["layers"]
+    if not isinstance(raw, list) or not raw:
+        raise InputError("expected a non-empty list of layers", source, "layers")
+    layers = [parse_layer(entry, n, base, source) for n, entry in enumerate(raw)]
+    seen: dict[str, int] = {}
+    for n, layer in enumerate(layers):
+        if layer.name in seen:
+            raise InputError(
+                f"layer name {layer.name!r} is already used by layers[{seen[layer.name]}]",
+                source,
+                f"layers[{n}].name",
+            )
+        seen[layer.name] = n
+    name = expect_str(data.get("name") or Path(source).stem, source, "name")
+    network = Network(name, layers, source)
+    for n, layer in enumerate(layers):
+        check_layer(layer, n, source)
+    return network
+
+
+def parse_layer(entry: Any, index: int, base: Path, source: str) -> Layer:
+    """One `layers[i]` entry; file paths in it are relative to the network file."""
+    key = f"layers[{index}]"
+    entry = expect_mapping(entry, source, key)
+    check_keys(entry, LAYER_KEYS, ("name", "workload"), source, key + ".")
+    name = expect_str(entry["name"], source, f"{key}.name").strip()
+    if not name:
+        raise InputError("must not be empty", source, f"{key}.name")
+    workload = relative_ref(expect_str(entry["workload"], source, f"{key}.workload"), base)
+    params = {
+        str(p): expect_int(v, source, f"{key}.params.{p}", 1)
+        for p, v in expect_mapping(entry.get("params") or {}, source, f"{key}.params").items()
+    }
+    dataflow = entry.get("dataflow")
+    if dataflow is not None:
+        dataflow = relative_ref(expect_str(dataflow, source, f"{key}.dataflow"), base)
+    return Layer(
+        name=name,
+        workload_ref=workload,
+        params=params,
+        dataflow=dataflow,
+        count=expect_int(entry.get("count", 1), source, f"{key}.count", 1),
+        stride=parse_pair(entry.get("stride", 1), source, f"{key}.stride"),
+        dilation=parse_pair(entry.get("dilation", 1), source, f"{key}.dilation"),
+    )
+
+
+def relative_ref(text: str, base: Path) -> str:
+    """A preset name as it is; a relative file path joined to the network file's folder."""
+    is_path = "/" in text or "\\" in text or text.endswith((".yaml", ".yml"))
+    if not is_path or Path(text).is_absolute():
+        return text
+    return str(base / text)
+
+
+def parse_pair(value: Any, source: str, key: str) -> tuple[int, int]:
+    """`2` -> (2, 2); `[2, 1]` -> (2, 1) (x, y); both positive."""
+    if isinstance(value, list):
+        if len(value) != 2:
+            raise InputError(f"expected one integer or [x, y], got {value!r}", source, key)
+        return (
+            expect_int(value[0], source, f"{key}[0]", 1),
+            expect_int(value[1], source, f"{key}[1]", 1),
+        )
+    number = expect_int(value, source, key, 1)
+    return (number, number)
+
+
+def check_layer(layer: Layer, index: int, source: str | None) -> None:
+    """Parameters known to the workload, the workload buildable, a given dataflow found."""
+    key = f"layers[{index}]"
+    path = workload_path(layer, source, key)
+    declared = load_yaml(path, "workload file").get("params") or {}
+    for param in layer.params:
+        if param not in declared:
+            known = ", ".join(map(str, declared)) or "none"
+            raise InputError(
+                f"workload {layer.workload_ref!r} has no parameter {param!r} (it has: {known})",
+                source,
+                f"{key}.params.{param}",
+            )
+    try:
+        layer_workload(layer)
+        if layer.dataflow is not None:
+            layer_dataflow(layer, None)
+    except InputError as exc:
+        raise in_layer(exc, source, index, layer.name) from None
+
+
+def workload_path(layer: Layer, source: str | None = None, key: str | None = None) -> Path:
+    """The workload file of a layer (a preset name resolved, a folder's workload.yaml)."""
+    path = resolve_workload(layer.workload_ref)
+    if not path.is_file():
+        known = ", ".join(preset_names("workloads"))
+        raise InputError(
+            f"no workload preset or file {layer.workload_ref!r} (presets: {known})",
+            source,
+            f"{key}.workload" if key else None,
+        )
+    return path
+
+
+def in_layer(exc: InputError, source: str | None, index: int, name: str) -> InputError:
+    """The error of one layer, prefixed with the network file and the layer."""
+    return InputError(exc.line(), source, f"layers[{index}] ({name})")
+
+
+# --- a layer's workload and dataflow --------------------------------------------------------
+
+
+def layer_workload(layer: Layer) -> Workload:
+    """The layer's workload with its parameters, strided or dilated if asked."""
+    path = workload_path(layer)
+    if layer.stride == (1, 1) and layer.dilation == (1, 1):
+        return load_workload(path, layer.params)
+    return strided_workload(path, layer.params, layer.stride, layer.dilation)
+
+
+def strided_workload(
+    path: Path, params: dict[str, int], stride: tuple[int, int], dilation: tuple[int, int]
+) -> Workload:
+    """The einsum workload at `path` with input index `ox+rx` made `sx*ox + dx*rx` (same in y)."""
+    source = str(path)
+    data = dict(load_yaml(path, "workload file"))
+    if "einsum" not in data:
+        raise InputError(
+            "stride and dilation need a workload written as an einsum", source, "statements"
+        )
+    data["einsum"] = strided_einsum(data["einsum"], stride, dilation, source)
+    values = _param_values(data.get("params"), params, source)
+    macs = expect_int(data.get("macs_per_instance", 1), source, "macs_per_instance", 1)
+    statements = _einsum_statements(data, values, source)
+    return build_workload(str(data.get("name") or path.stem), statements, values, source, macs)
+
+
+def strided_einsum(
+    text: Any, stride: tuple[int, int], dilation: tuple[int, int], source: str | None = None
+) -> str:
+    """`O[..] += I[c, ox+rx, oy+ry] * ...` -> `... I[c, sx*ox + dx*rx, sy*oy + dy*ry] ...`."""
+    einsum = parse_einsum(text, source)
+    found = [False, False]
+    inputs = []
+    for ref in einsum.inputs:
+        indices = []
+        for expr in ref.indices:
+            axis, loops = conv_axis(expr)
+            if axis is not None:
+                found[axis] = True
+                expr = f"{stride[axis]}*{loops[0]} + {dilation[axis]}*{loops[1]}"
+            indices.append(expr)
+        inputs.append(TensorRef(ref.tensor, tuple(indices)))
+    if not all(found):
+        raise InputError(
+            "stride and dilation need a convolution einsum whose input is indexed by "
+            "ox+rx and oy+ry (or p+r and q+s), like the conv2d and depthwise-conv presets",
+            source,
+            "einsum",
+        )
+    op = "+=" if einsum.accumulate else "="
+    return f"{einsum.output.isl_tuple()} {op} {' * '.join(r.isl_tuple() for r in inputs)}"
+
+
+def conv_axis(expr: str) -> tuple[int | None, tuple[str, str]]:
+    """(axis, (output loop, filter loop)) when `expr` is `out+tap` of CONV_AXES, else (None, _)."""
+    compact = expr.replace(" ", "")
+    for axis, pairs in enumerate(CONV_AXES):
+        for out, tap in pairs:
+            if compact in (f"{out}+{tap}", f"{tap}+{out}"):
+                return axis, (out, tap)
+    return None, ("", "")
+
+
+def layer_dataflow(layer: Layer, override: str | None) -> Path:
+    """The layer's own dataflow, else the first of the comma-separated `override` names
+    that exists beside the layer's workload (`workloads/W/dataflows/NAME.yaml`) or as a file."""
+    text = layer.dataflow or override
+    if not text:
+        raise InputError("no dataflow: give -d NAME on the command line or a 'dataflow:' key")
+    wpath = workload_path(layer)
+    names = [text] if layer.dataflow else [n.strip() for n in text.split(",") if n.strip()]
+    for name in names:
+        path = resolve_dataflow(name, wpath)
+        if path.is_file():
+            return path
+    own = sorted(p.stem for p in (wpath.parent / "dataflows").glob("*.yaml"))
+    known = ", ".join(own) or "none"
+    raise InputError(
+        f"workload {layer.workload_ref!r} has no dataflow {' or '.join(map(repr, names))} "
+        f"(its dataflows: {known})"
+    )
+
+
+# --- analysis -----------------------------------------------------------------------------
+
+
+@dataclass
+class LayerJob:
+    """Everything one worker needs to analyze one distinct layer (picklable)."""
+
+    layer: Layer
+    index: int
+    arch: Arch
+    dataflow: str
+    max_isl_ops: int
+    source: str | None
+
+
+def analyze_layer(
+    layer: Layer, arch: Arch, dataflow_path: str | Path, max_isl_ops: int = DEFAULT_MAX_OPERATIONS
+) -> Analysis:
+    """All metrics of one run of the layer; InputError if its PEs fall outside the array."""
+    workload = layer_workload(layer)
+    dataflow = load_dataflow(dataflow_path)
+    bound = bind_dataflow(dataflow, workload, arch)
+    outside = bound.space_map.range().subtract(arch.pe_domain)
+    if not outside.is_empty():
+        raise InputError(
+            f"dataflow {dataflow.name!r} does not fit arch {arch.name!r}: it places instances "
+            f"on PEs outside the array, e.g. {example_point(outside.lexmin())}",
+            dataflow.source,
+            "space",
+        )
+    return analyze_bound(workload, arch, bound, dataflow.name, max_isl_ops, dataflow.source)
+
+
+def run_layer_job(job: LayerJob) -> dict[str, Any]:
+    """A worker: the analyze JSON of one layer run, its |ST| and its exact energy."""
+    try:
+        analysis = analyze_layer(job.layer, job.arch, job.dataflow, job.max_isl_ops)
+    except InputError as exc:
+        raise in_layer(exc, job.source, job.index, job.layer.name) from None
+    energy = analysis.energy_exact
+    return {
+        "analysis": analysis.to_dict(),
+        "stamps": analysis.stamps,
+        "energy": [energy.numerator, energy.denominator],
+    }
+
+
+def job_key(job: LayerJob) -> str:
+    """Identical layers (same workload, parameters, stride, dataflow, arch) share one key."""
+    layer = job.layer
+    return json.dumps(
+        [
+            str(workload_path(layer)),
+            sorted(layer.params.items()),
+            list(layer.stride),
+            list(layer.dilation),
+            job.dataflow,
+            job.arch.name,
+            str(job.arch.source),
+        ]
+    )
+
+
+def analyze_network(
+    network: Network,
+    arch: Arch,
+    dataflow: str | None = None,
+    max_isl_ops: int = DEFAULT_MAX_OPERATIONS,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    journal: str | Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Per-layer analyze results and network totals.
+
+    `dataflow` (names, comma-separated: the first one each layer's workload has) applies to
+    every layer without a `dataflow:` of its own. Identical layers are analyzed once.
+    """
+    layer_jobs = []
+    for n, layer in enumerate(network.layers):
+        try:
+            path = layer_dataflow(layer, dataflow)
+        except InputError as exc:
+            raise in_layer(exc, network.source, n, layer.name) from None
+        layer_jobs.append(LayerJob(layer, n, arch, str(path), max_isl_ops, network.source))
+    keys = [job_key(job) for job in layer_jobs]
+    distinct: dict[str, LayerJob] = {}
+    for key, job in zip(keys, layer_jobs):
+        distinct.setdefault(key, job)
+    results = run_tasks(run_layer_job, list(distinct.items()), jobs, scheduler, journal, progress)
+    runs = [(layer, results[key]) for layer, key in zip(network.layers, keys)]
+    return {
+        "network": network.name,
+        "arch": arch.name,
+        "layers": [layer_entry(layer, run) for layer, run in runs],
+        "total": network_totals([(layer.count, run) for layer, run in runs], arch.pe_count),
+        "notes": list(network.notes),
+    }
+
+
+def layer_entry(layer: Layer, run: dict[str, Any]) -> dict[str, Any]:
+    """The analyze JSON of one run of the layer, with its name, count and shape."""
+    return {
+        "layer": layer.name,
+        "count": layer.count,
+        **run["analysis"],
+        "params": dict(layer.params),
+        "stride": list(layer.stride),
+        "dilation": list(layer.dilation),
+    }
+
+
+def network_totals(runs: list[tuple[int, dict[str, Any]]], pe_count: int) -> dict[str, Any]:
+    """Σ count·x of the additive counts; ratios recomputed from those sums (docs/networks.md)."""
+    total = {
+        "layers": sum(count for count, _ in runs),
+        "instances": 0,
+        "macs": 0,
+        "pe_count": pe_count,
+        "active_pes": max(run["analysis"]["active_pes"] for _, run in runs),
+        "time_steps": 0,
+        "stamps": 0,
+        "delay": {"ingress": 0, "egress": 0, "compute": 0, "latency": 0},
+        "volumes": {side: dict.fromkeys(VOLUME_KEYS, 0) for side in SIDES},
+        "accesses": dict.fromkeys(("l1_reads", "l1_writes", "l2_reads", "l2_writes"), 0),
+    }
+    energy = Fraction(0)
+    for count, run in runs:
+        result = run["analysis"]
+        for key in ("instances", "macs", "time_steps"):
+            total[key] += count * result[key]
+        total["stamps"] += count * run["stamps"]
+        for key in total["delay"]:
+            total["delay"][key] += count * result["delay"][key]
+        for sides in result["tensors"].values():
+            for side, volumes in sides.items():
+                if volumes is not None:
+                    for key in VOLUME_KEYS:
+                        total["volumes"][side][key] += count * volumes[key]
+        for accesses in result["accesses"].values():
+            for key in total["accesses"]:
+                total["accesses"][key] += count * accesses[key]
+        energy += count * Fraction(*run["energy"])
+    compute = total["delay"]["compute"]
+    volumes = total["volumes"]
+    total["avg_active_pes"] = total["stamps"] / total["time_steps"]
+    total["utilization"] = total["macs"] / (pe_count * total["delay"]["latency"])
+    total["energy"] = float(energy)
+    total["bandwidth"] = {
+        "ibw": sum(v["spatial_reuse"] for v in volumes.values()) / compute,
+        "sbw": sum(v["unique"] for v in volumes.values()) / compute,
+    }
+    return total
+
+
+# --- output ---------------------------------------------------------------------------------
+
+
+def side_unique(result: dict[str, Any], side: str) -> int:
+    """Σ over the tensors of one analyze result of the unique volume on one side."""
+    return sum(s[side]["unique"] for s in result["tensors"].values() if s[side] is not None)
+
+
+def network_table(result: dict[str, Any]) -> Table:
+    """One row per layer (one run of it) and a total row (every run of every layer)."""
+    title = f"{result['network']} · {result['arch']} (layer rows: one run; total: all runs)"
+    table = Table(title=escape(title), box=box.SIMPLE_HEAVY)
+    columns = ("layer", "workload", "dataflow", "runs", "MACs", "latency", "PE util.")
+    for col in (*columns, "unique reads", "unique writes", "energy"):
+        table.add_column(col, justify="left" if col in columns[:3] else "right")
+    for row in result["layers"]:
+        table.add_row(
+            escape(row["layer"]),
+            escape(row["workload"]),
+            escape(row["dataflow"]),
+            f"{row['count']:,}",
+            f"{row['macs']:,}",
+            f"{row['delay']['latency']:,}",
+            f"{row['utilization']:.2%}",
+            f"{side_unique(row, 'read'):,}",
+            f"{side_unique(row, 'write'):,}",
+            f"{row['energy']:,.2f}",
+        )
+    total = result["total"]
+    table.add_section()
+    table.add_row(
+        "total",
+        "",
+        "",
+        f"{total['layers']:,}",
+        f"{total['macs']:,}",
+        f"{total['delay']['latency']:,}",
+        f"{total['utilization']:.2%}",
+        f"{total['volumes']['read']['unique']:,}",
+        f"{total['volumes']['write']['unique']:,}",
+        f"{total['energy']:,.2f}",
+        style="bold",
+    )
+    return table
+
+
+def render_network(result: dict[str, Any], fmt: str, color: bool = False) -> str:
+    """`analyze -n` output: the JSON object, CSV rows (layers, then total) or the table."""
+    if fmt == "json":
+        return to_json(result) + "\n"
+    if fmt == "csv":
+        return to_csv([*result["layers"], {"layer": "total", **result["total"]}])
+    warnings = [f"{row['layer']}: {w}" for row in result["layers"] for w in row["warnings"]]
+    text = render_tables([network_table(result)], color, warnings)
+    if result["notes"]:
+        text += render_tables([], color, result["notes"], prefix="note")
+    return text

@@ -1,0 +1,222 @@
+"""`tenet analyze -n NETWORK --symbolic --family P,Q,...`: one symbolic count per shape family.
+
+Layers that share a workload, a dataflow, stride and dilation, and the values of every
+parameter outside the family, form one family: its metrics are counted once with the family
+parameters left symbolic (`tenet.symbolic`), and each layer is the formulas evaluated at its
+sizes (exact). One layer of each family is also counted directly: it checks that the
+dataflow fits the array and gives the shape of the result. Strided or dilated layers are
+counted directly (their einsum is rewritten, not read from a YAML file).
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from tenet.analysis.symbolic import evaluate_symbolic, symbolic_analysis
+from tenet.errors import InputError
+from tenet.explore.network import (
+    LayerJob,
+    Network,
+    in_layer,
+    layer_dataflow,
+    layer_entry,
+    layer_workload,
+    network_totals,
+    run_layer_job,
+    workload_path,
+)
+from tenet.model.arch import Arch
+from tenet.model.dataflow import load_dataflow
+from tenet.util.io import load_yaml
+from tenet.util.isl_util import DEFAULT_MAX_OPERATIONS
+
+
+def _set_leaf(tree: Any, key: str, value: int | Fraction | None) -> bool:
+    """Put `value` at the dotted `key` of an analyze result, in the type the leaf has there
+    (int counts stay ints, ratios become floats like analyze's); False if there is no leaf."""
+    parts = key.split(".")
+    node = tree
+    for part in parts[:-1]:
+        if isinstance(node, list):
+            index = int(part)
+            if index >= len(node):
+                return False
+            node = node[index]
+        elif isinstance(node, dict) and part in node:
+            node = node[part]
+        else:
+            return False
+    last = parts[-1]
+    if isinstance(node, list):
+        last = int(last)
+        if last >= len(node):
+            return False
+    elif not isinstance(node, dict) or last not in node:
+        return False
+    old = node[last]
+    if value is None:
+        node[last] = None
+    elif isinstance(old, int) and not isinstance(old, bool):
+        if Fraction(value).denominator != 1:
+            raise ValueError(f"{key} = {value} is not an integer")
+        node[last] = int(value)
+    else:
+        node[last] = float(value)
+    return True
+
+
+def _defaults(path) -> dict[str, int]:
+    """The parameter values a workload file declares."""
+    data = load_yaml(path, "workload file")
+    return {str(k): int(v) for k, v in (data.get("params") or {}).items()}
+
+
+def family_key(layer, dataflow: str, family: set[str]) -> str | None:
+    """Layers with equal keys share one symbolic count (None: count the layer directly)."""
+    if layer.stride != (1, 1) or layer.dilation != (1, 1):
+        return None
+    fixed = sorted((k, v) for k, v in layer.params.items() if k not in family)
+    return repr((str(workload_path(layer)), dataflow, fixed))
+
+
+def analyze_network_symbolic(
+    network: Network,
+    arch: Arch,
+    family: list[str],
+    dataflow: str | None = None,
+    max_isl_ops: int = DEFAULT_MAX_OPERATIONS,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Per-layer results and totals like `analyze_network`, counting each family once."""
+    wanted = set(family)
+    declared = {p for layer in network.layers for p in _defaults(workload_path(layer))}
+    unknown = sorted(wanted - declared)
+    if unknown:
+        raise InputError(
+            f"no layer's workload has a parameter {unknown[0]!r} "
+            f"(they have: {', '.join(sorted(declared))})",
+            "--family",
+        )
+    groups: dict[str, list[int]] = {}
+    direct: list[int] = []
+    paths = []
+    for n, layer in enumerate(network.layers):
+        try:
+            paths.append(str(layer_dataflow(layer, dataflow)))
+        except InputError as exc:
+            raise in_layer(exc, network.source, n, layer.name) from None
+        key = family_key(layer, paths[-1], wanted)
+        if key is None:
+            direct.append(n)
+        else:
+            groups.setdefault(key, []).append(n)
+    total_steps = len(groups) + len(direct)
+    done = 0
+    runs: list[dict[str, Any] | None] = [None] * len(network.layers)
+    families = []
+    for members in groups.values():
+        first = network.layers[members[0]]
+        job = LayerJob(first, members[0], arch, paths[members[0]], max_isl_ops, network.source)
+        template = run_layer_job(job)
+        defaults = _defaults(workload_path(first))
+        symbols = [p for p in defaults if p in wanted]
+        fixed = {k: v for k, v in {**defaults, **first.params}.items() if k not in wanted}
+        try:
+            result = symbolic_analysis(
+                layer_workload(first), arch, load_dataflow(paths[members[0]]), fixed, max_isl_ops
+            )
+        except InputError as exc:
+            raise in_layer(exc, network.source, members[0], first.name) from None
+        counted = []
+        for n in members:
+            layer = network.layers[n]
+            sizes = {p: {**defaults, **layer.params}[p] for p in symbols}
+            try:
+                values = evaluate_symbolic(result, sizes)
+            except InputError:  # outside the formulas' domain: count this one directly
+                direct.append(n)
+                continue
+            analysis = copy.deepcopy(template["analysis"])
+            analysis["warnings"] = []
+            for key, value in values.items():
+                _set_leaf(analysis, key, value)
+            stamps = Fraction(values["avg_active_pes"]) * values["time_steps"]
+            energy = Fraction(values["energy"])
+            runs[n] = {
+                "analysis": analysis,
+                "stamps": int(stamps),
+                "energy": [energy.numerator, energy.denominator],
+            }
+            counted.append(layer.name)
+        families.append(
+            {
+                "workload": template["analysis"]["workload"],
+                "dataflow": template["analysis"]["dataflow"],
+                "symbols": result["symbols"],
+                "fixed": fixed,
+                "layers": counted,
+            }
+        )
+        done += 1
+        if progress:
+            progress(done, total_steps)
+    for n in direct:
+        layer = network.layers[n]
+        runs[n] = run_layer_job(LayerJob(layer, n, arch, paths[n], max_isl_ops, network.source))
+        done += 1
+        if progress:
+            progress(done, max(done, total_steps))
+    layers = network.layers
+    return {
+        "network": network.name,
+        "arch": arch.name,
+        "layers": [layer_entry(layer, run) for layer, run in zip(layers, runs)],
+        "total": network_totals(
+            [(layer.count, run) for layer, run in zip(layers, runs)], arch.pe_count
+        ),
+        "notes": [
+            *network.notes,
+            (
+                "symbolic: layers of a family are its formulas evaluated at their sizes; they "
+                "carry no warnings (run without --symbolic to see them)"
+            ),
+        ],
+        "families": families,
+        "counted_directly": [layers[n].name for n in sorted(set(direct))],
+    }
+
+
+def run_network_symbolic(args: Any) -> int:
+    """`tenet analyze -n NETWORK --symbolic --family P,...`: one count per shape family."""
+    from tenet.cli import network_inputs
+    from tenet.cli.common import emit
+    from tenet.explore.network import render_network
+    from tenet.report.progress import progress_bar
+
+    if not args.family:
+        raise InputError(
+            "-n with --symbolic needs --family P,Q,... (the parameters left symbolic; layers "
+            "that agree on all the others share one count)",
+            "--family",
+        )
+    network, arch = network_inputs(args)
+    family = [p.strip() for p in args.family.split(",") if p.strip()]
+    with progress_bar("counting layer families") as tick:
+        result = analyze_network_symbolic(
+            network, arch, family, args.dataflow, args.max_isl_ops, progress=tick
+        )
+    color = args.format == "table" and not args.output and sys.stdout.isatty()
+    text = render_network(result, args.format, color)
+    if args.format == "table":
+        lines = [
+            f"family {f['workload']} / {f['dataflow']} (symbols {', '.join(f['symbols'])}): "
+            f"{len(f['layers'])} layers from one count"
+            for f in result["families"]
+        ]
+        text += "\n".join(lines) + "\n"
+    emit(text, args.output)
+    return 0

@@ -1,0 +1,126 @@
+"""Warnings about a dataflow on an arch that do not stop the analysis."""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from tenet.model.arch import Arch
+from tenet.model.relations import SpaceTime
+from tenet.model.workload import Workload
+from tenet.util.isl_util import count, sets_of
+
+
+def example_point(uset: isl.UnionSet) -> str:
+    """One point of a non-empty set, as isl text (e.g. 'PE[8, 0]')."""
+    point = sets_of(uset)[0].sample_point()
+    return str(point).strip("{} ")
+
+
+def outside_array_message(n_outside: int, example: str) -> str | None:
+    if not n_outside:
+        return None
+    return f"{n_outside} used PEs lie outside the array, e.g. {example}: an outside_array violation"
+
+
+def outside_array(space_time: SpaceTime) -> str | None:
+    """Space stamps outside the PE domain (`outside_array` in `tenet validate`)."""
+    outside = space_time.space_domain.subtract(space_time.pe_domain)
+    if outside.is_empty():
+        return None
+    return outside_array_message(count(outside), example_point(outside.lexmin()))
+
+
+def oversubscribed(instances: int, stamps: int, macs_per_pe: int, crowded: bool) -> str | None:
+    """Some (PE, step) holds more than macs_per_pe instances (`crowded`, found by the caller)."""
+    if not crowded:
+        return None
+    return (
+        f"{instances:,} instances share {stamps:,} (PE, time) stamps: some PE runs more than "
+        f"macs_per_pe={macs_per_pe} MACs in one step (a pe_conflict violation)"
+    )
+
+
+def unknown_link_tensors(arch: Arch, workload: Workload) -> list[str]:
+    tensors = set(workload.tensors)
+    out: dict[str, None] = {}
+    for link in arch.links:
+        for name in link.tensors or ():
+            if name not in tensors:
+                out.setdefault(
+                    f"{link.entry or link.label} names tensor {name!r}, which workload "
+                    f"{workload.name!r} does not have (its tensors: {', '.join(workload.tensors)})"
+                )
+    return list(out)
+
+
+def _closure(rel: isl.UnionMap) -> isl.UnionMap:
+    """R+ over a finite PE array: isl's closure when exact, else squaring to a fixpoint."""
+    closure, exact = rel.transitive_closure()
+    if exact:
+        return closure
+    closure = rel
+    while True:
+        grown = closure.union(closure.apply_range(closure)).coalesce()
+        if grown.is_equal(closure):
+            return closure
+        closure = grown
+
+
+def same_step_cycles(arch: Arch, workload: Workload) -> str | None:
+    """Forward links used at distance 0 that form a cycle, for some tensor side they serve,
+    let PEs supply each other a value nobody fetched."""
+    checked: set[tuple[int, ...]] = set()
+    for tensor in workload.tensors:
+        for side in ("read", "write"):
+            if workload.access(tensor, side) is None:
+                continue
+            chosen = tuple(
+                n
+                for n, link in enumerate(arch.links)
+                if link.serves(tensor, side) and link.kind == "forward" and 0 in link.window
+            )
+            if not chosen or chosen in checked:
+                continue
+            checked.add(chosen)
+            rel = arch.links[chosen[0]].relation
+            for n in chosen[1:]:
+                rel = rel.union(arch.links[n].relation)
+            rel = rel.subtract(arch.pe_domain.identity())
+            cycle = _closure(rel).intersect(arch.pe_domain.identity())
+            if not cycle.is_empty():
+                return (
+                    f"same-step (window 0) forward links form a cycle for {tensor} ({side}), e.g. "
+                    f"through {example_point(cycle.domain().lexmin())}: PEs on it can supply each "
+                    "other a value nobody fetched, which TENET's semantics count as free reuse"
+                )
+    return None
+
+
+def idle_links(arch: Arch, used: set[int]) -> list[str]:
+    """Interconnect entries none of whose links could serve a value: often a reversed direction."""
+    entries: dict[str, list[bool]] = {}
+    for n, link in enumerate(arch.links):
+        key = link.entry or link.label
+        entries.setdefault(key, []).append(n in used)
+    out = []
+    for entry, flags in entries.items():
+        if any(flags):
+            continue
+        forward = any(
+            link.kind == "forward" for link in arch.links if (link.entry or link.label) == entry
+        )
+        hint = " (check its direction: receiver -> sender)" if forward else ""
+        out.append(f"{entry} carries no reuse for any tensor of this dataflow{hint}")
+    return out
+
+
+def dataflow_warnings(
+    outside: str | None, arch: Arch, workload: Workload, instances: int, stamps: int, crowded: bool
+) -> list[str]:
+    """All warnings; `outside` and `crowded` are found by the caller (engine or enumeration)."""
+    found = [
+        outside,
+        oversubscribed(instances, stamps, arch.macs_per_pe, crowded),
+        same_step_cycles(arch, workload),
+    ]
+    return [w for w in found if w] + unknown_link_tensors(arch, workload)

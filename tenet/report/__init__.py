@@ -1,0 +1,1 @@
+"""Output: tables, JSON, CSV, plots and progress bars."""

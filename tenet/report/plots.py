@@ -1,0 +1,110 @@
+"""Pictures with matplotlib (a dependency of tenet; imported only when a plot is asked for)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tenet.errors import InputError
+
+
+def _pyplot():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise InputError("plotting needs matplotlib: pip install matplotlib", "--plot") from None
+    return plt
+
+
+def comparison_plot(
+    workload: str, dataflow: str, results: list[dict[str, Any]], path: str | Path
+) -> None:
+    """Grouped bars, one per arch in each group: unique volume per tensor side, latency,
+    energy and link traffic, each group scaled to its largest value."""
+    plt = _pyplot()
+    groups, values = [], []
+    for tensor, sides in results[0]["tensors"].items():
+        for side, v in sides.items():
+            if v is not None:
+                groups.append(f"{tensor} {side}\nunique")
+                values.append([r["tensors"][tensor][side]["unique"] for r in results])
+    groups += ["latency", "energy", "link traffic"]
+    values.append([r["delay"]["latency"] for r in results])
+    values.append([r["energy"] for r in results])
+    values.append([sum(link["total"] for link in r["links"]) for r in results])
+    fig, ax = plt.subplots(figsize=(min(16.0, 3.0 + 1.3 * len(groups)), 4.5))
+    width = 0.8 / len(results)
+    for n, result in enumerate(results):
+        heights = [row[n] / max(max(row), 1) for row in values]
+        xs = [g + (n - (len(results) - 1) / 2) * width for g in range(len(groups))]
+        ax.bar(xs, heights, width, label=result["arch"])
+    ax.set_xticks(range(len(groups)), groups, fontsize=8)
+    ax.set_ylabel("relative to the largest in each group")
+    ax.set_title(f"{workload} · {dataflow}")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    save_figure(fig, Path(path), plt)
+
+
+def bound_plots(report: dict[str, Any], path: str | Path, matrix_product: bool) -> list[str]:
+    """Ski slope (log-log), OI mesa and, when given, performance mesa; returns the files.
+
+    The curves are the Snowcat front: the least traffic over Snowcat mappings, attained by
+    real schedules but not a lower bound (other schedules can move less)."""
+    plt = _pyplot()
+    base = Path(path)
+    written = []
+    front = [p for p in report["pareto"] if p["buffer"] > 0]
+    xs = [p["buffer"] for p in front]
+    fig, ax = plt.subplots(figsize=(6.5, 4.5))
+    label = "Snowcat front (least traffic over Snowcat mappings)"
+    ax.step(xs, [p["accesses"] for p in front], where="post", label=label)
+    ax.axhline(report["algorithmic_minimum"], color="gray", ls="--", label="algorithmic minimum")
+    if matrix_product:
+        m, n, k = (report["shape"][r] for r in report["shape"])
+        macs = m * n * k
+        lower = "2MNK/sqrt(S) (pebble-game lower bound)"
+        ax.plot(xs, [2 * macs / x**0.5 for x in xs], color="tab:red", ls=":", label=lower)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("buffer (words)")
+    ax.set_ylabel("backing-store accesses (words)")
+    ax.set_title(f"ski slope over Snowcat mappings: {report['einsum']}")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    written.append(save_figure(fig, base, plt))
+    fig, ax = plt.subplots(figsize=(6.5, 4.0))
+    ax.step(xs, [p["oi"] for p in front], where="post")
+    ax.set_xscale("log")
+    ax.set_xlabel("buffer (words)")
+    ax.set_ylabel("operational intensity (ops/byte)")
+    ax.set_title(f"OI mesa of the Snowcat front: {report['einsum']}")
+    fig.tight_layout()
+    written.append(save_figure(fig, base.with_name(base.stem + "-oi" + base.suffix), plt))
+    if "performance" in report:
+        mesa = [p for p in report["performance"]["mesa"] if p["buffer"] > 0]
+        fig, ax = plt.subplots(figsize=(6.5, 4.0))
+        ax.step([p["buffer"] for p in mesa], [p["gops"] for p in mesa], where="post")
+        ax.axhline(report["performance"]["peak_gops"], color="gray", ls="--", label="peak compute")
+        ax.set_xscale("log")
+        ax.set_xlabel("buffer (words)")
+        ax.set_ylabel("GOPS at the Snowcat front")
+        ax.set_title(f"performance mesa of the Snowcat front: {report['einsum']}")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        written.append(save_figure(fig, base.with_name(base.stem + "-perf" + base.suffix), plt))
+    return written
+
+
+def save_figure(fig, path: Path, plt) -> str:
+    """Write a figure as PNG and close it; an unwritable path is bad input."""
+    try:
+        fig.savefig(path, dpi=120)
+    except OSError as exc:
+        raise InputError(f"cannot write plot: {exc.strerror}", str(path)) from None
+    finally:
+        plt.close(fig)
+    return str(path)

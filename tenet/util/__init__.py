@@ -1,0 +1,1 @@
+"""Helpers below the model: isl parsing and counting, YAML value checks."""

@@ -1,0 +1,142 @@
+"""Reading input files: YAML with strict keys, and readable one-line errors."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tenet.errors import InputError
+
+
+def read_text(path: str | Path, what: str = "file") -> str:
+    """The text of a file, or an InputError for missing, unreadable or binary files."""
+    p = Path(path)
+    source = str(path)
+    if not p.exists():
+        raise InputError(f"{what} not found", source)
+    if p.is_dir():
+        raise InputError(f"{what} is a directory, expected a file", source)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {what}: {exc.strerror}", source) from None
+    if b"\x00" in data:
+        raise InputError(f"{what} is binary, not text", source)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{what} is not UTF-8 text (bad byte at offset {exc.start})", source
+        ) from None
+
+
+def load_yaml(path: str | Path, what: str = "YAML file") -> dict[str, Any]:
+    """Parse a YAML file whose top level must be a mapping."""
+    text = read_text(path, what)
+    source = str(path)
+    try:
+        data = yaml.safe_load(text)
+    except RecursionError:
+        raise InputError("YAML nesting is too deep", source) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        raise InputError(f"YAML syntax error: {where}{problem}", source) from None
+    if data is None:
+        raise InputError("file is empty", source)
+    if not isinstance(data, dict):
+        raise InputError(
+            f"expected a YAML mapping at the top level, got {type(data).__name__}", source
+        )
+    return data
+
+
+def check_keys(
+    data: Mapping[str, Any],
+    allowed: Iterable[str],
+    required: Iterable[str] = (),
+    source: str | None = None,
+    prefix: str = "",
+) -> None:
+    """Reject unknown keys and report the first missing required key."""
+    allowed = list(allowed)
+    for key in data:
+        if key not in allowed:
+            raise InputError(
+                f"unknown key (expected one of: {', '.join(allowed)})", source, f"{prefix}{key}"
+            )
+    for key in required:
+        if key not in data:
+            raise InputError("missing required key", source, f"{prefix}{key}")
+
+
+def expect_mapping(value: Any, source: str | None, key: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise InputError(f"expected a mapping, got {type(value).__name__}", source, key)
+    return value
+
+
+def expect_int(value: Any, source: str | None, key: str, minimum: int | None = None) -> int:
+    """An integer (not a bool or float), at least `minimum` if given."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"expected an integer, got {value!r}", source, key)
+    if minimum is not None and value < minimum:
+        rule = "positive" if minimum == 1 else f">= {minimum}"
+        raise InputError(f"must be {rule}, got {value}", source, key)
+    return value
+
+
+def expect_number(value: Any, source: str | None, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"expected a number, got {value!r}", source, key)
+    if not math.isfinite(value):
+        raise InputError(f"must be a finite number, got {value}", source, key)
+    if value < 0:
+        raise InputError(f"must not be negative, got {value}", source, key)
+    return value
+
+
+def expect_str(value: Any, source: str | None, key: str) -> str:
+    if not isinstance(value, str):
+        raise InputError(f"expected a string, got {type(value).__name__}", source, key)
+    return value
+
+
+_UNITS = {
+    "B": 1,
+    "KB": 10**3,
+    "KIB": 2**10,
+    "MB": 10**6,
+    "MIB": 2**20,
+    "GB": 10**9,
+    "GIB": 2**30,
+    "TB": 10**12,
+    "TIB": 2**40,
+}
+
+
+def size_in_words(value: Any, word_bits: int, source: str | None, key: str) -> int:
+    """A size as words: an integer is words; text with a unit is bytes ('64KiB', '1.5TiB')."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            raise InputError(f"must not be negative, got {value}", source, key)
+        return value
+    text = str(value).strip().upper().replace(" ", "")
+    number = text.rstrip("KMGTIB")
+    unit = text[len(number) :]
+    try:
+        amount = float(number)
+    except ValueError:
+        amount = None
+    if amount is None or amount < 0 or (unit and unit not in _UNITS):
+        raise InputError(
+            f"cannot read size {value!r} (e.g. 4096 words, 64KiB, 1MiB, 16MB)", source, key
+        )
+    if not unit:
+        return int(amount)
+    return int(amount * _UNITS[unit] * 8 // word_bits)
