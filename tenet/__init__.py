@@ -7,31 +7,46 @@ Typical use::
                      load_arch("archs/systolic-8x8.yaml"),
                      load_dataflow("workloads/gemm/dataflows/os-systolic-8x8.yaml"))
     print(result.to_dict()["tensors"]["A"]["read"]["unique"])
+
+The names below are imported on first use, so that `import tenet` (and `tenet --version`)
+does not load isl.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
-from tenet.analysis.simulate import simulate
-from tenet.errors import InputError, TenetError
-from tenet.formats.tenet_files import load_experiment, load_tenet
-from tenet.model.arch import Arch, Link, load_arch
-from tenet.model.dataflow import Dataflow, load_dataflow
-from tenet.model.metrics import Analysis, analyze
-from tenet.model.workload import Workload, load_workload
+#: Public name -> the module that defines it.
+_PUBLIC = {
+    "Analysis": "tenet.model.metrics",
+    "analyze": "tenet.model.metrics",
+    "Arch": "tenet.model.arch",
+    "Link": "tenet.model.arch",
+    "load_arch": "tenet.model.arch",
+    "Dataflow": "tenet.model.dataflow",
+    "load_dataflow": "tenet.model.dataflow",
+    "Workload": "tenet.model.workload",
+    "load_workload": "tenet.model.workload",
+    "InputError": "tenet.errors",
+    "TenetError": "tenet.errors",
+    "simulate": "tenet.analysis.simulate",
+    "load_experiment": "tenet.formats.tenet_files",
+    "load_tenet": "tenet.formats.tenet_files",
+}
 
-__all__ = [
-    "Analysis",
-    "Arch",
-    "Dataflow",
-    "InputError",
-    "Link",
-    "TenetError",
-    "Workload",
-    "analyze",
-    "load_arch",
-    "load_dataflow",
-    "load_experiment",
-    "load_tenet",
-    "load_workload",
-    "simulate",
-]
+__all__ = list(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(_PUBLIC[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'tenet' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_PUBLIC])

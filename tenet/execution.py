@@ -7,12 +7,10 @@ returns `{key: result}` in task order. The three ways of running give identical 
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import json
 import multiprocessing
-import os
 import pickle
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
@@ -28,49 +26,6 @@ DASK_CONNECT_TIMEOUT_S = 10.0
 TaskFunction = Callable[[Any], dict]
 Progress = Callable[[int, int], None]
 OnResult = Callable[[str, dict], None]
-
-
-def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add `--jobs N`, `--scheduler URL` and `--journal FILE.jsonl` to a command's parser."""
-    group = parser.add_argument_group("execution")
-    group.add_argument(
-        "--jobs",
-        type=int,
-        default=None,
-        metavar="N",
-        help="run the tasks on a pool of N local processes (default: one per CPU, "
-        f"{default_jobs()} here; 1 runs them in this process)",
-    )
-    group.add_argument(
-        "--scheduler",
-        metavar="URL",
-        help="run the tasks on the Dask cluster whose scheduler listens at URL, "
-        "e.g. tcp://10.0.0.5:8786 (needs pip install 'tenet[dask]')",
-    )
-    group.add_argument(
-        "--journal",
-        metavar="FILE.jsonl",
-        help="append each finished task to FILE.jsonl as it completes; "
-        "rerunning with the same file skips the tasks already there",
-    )
-
-
-def default_jobs() -> int:
-    """Local processes when `--jobs` is not given: one per CPU this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
-def execution_options(args: argparse.Namespace) -> dict:
-    """The `jobs`, `scheduler` and `journal` keyword arguments of `run_tasks`, checked: a local
-    pool of one process per CPU unless `--jobs` or `--scheduler` says otherwise."""
-    jobs = args.jobs
-    if jobs is None:
-        jobs = 1 if args.scheduler is not None else default_jobs()
-    check_execution(jobs, args.scheduler)
-    return {"jobs": jobs, "scheduler": args.scheduler, "journal": args.journal}
 
 
 def check_execution(jobs: int, scheduler: str | None) -> None:

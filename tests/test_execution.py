@@ -18,13 +18,9 @@ from pathlib import Path
 import pytest
 
 from tenet import analyze, load_arch, load_dataflow, load_workload
+from tenet.cli.common import add_execution_arguments, execution_options
 from tenet.errors import InputError
-from tenet.execution import (
-    add_execution_arguments,
-    execution_options,
-    read_journal,
-    run_tasks,
-)
+from tenet.execution import read_journal, run_tasks
 
 from .conftest import ARCHS, ROOT, WORKLOADS
 

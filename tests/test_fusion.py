@@ -10,7 +10,6 @@ import pytest
 
 from tenet.bounds.chain import build_chain, load_chain
 from tenet.bounds.fusion import (
-    TEMPLATES,
     algorithmic_minima,
     choices,
     compositions,
@@ -23,6 +22,7 @@ from tenet.bounds.fusion import (
     untiled_front,
 )
 from tenet.bounds.snowcat import evaluate, problem_from_einsum
+from tenet.bounds.templates import TEMPLATES
 from tenet.formats.presets import resolve_workload
 
 from .helpers import run_cli, write_yaml

@@ -28,8 +28,7 @@ from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
 from tenet.model.metrics import Analysis, Volumes, arch_constants, links_for
 from tenet.model.workload import SIDES, Workload
 from tenet.util.isl_util import count, maps_of, sets_of
-
-DEFAULT_MAX_INSTANCES = 10**6
+from tenet.util.limits import DEFAULT_MAX_INSTANCES
 
 
 def check_size(workload: Workload, max_instances: int) -> None:

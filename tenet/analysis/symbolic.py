@@ -9,8 +9,6 @@ counting that size directly, so one count serves a whole family of layer shapes.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -25,7 +23,6 @@ from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
 from tenet.model.metrics import TENSOR_FIELDS, Volumes, tensor_volumes
 from tenet.model.relations import SpaceTime
 from tenet.model.workload import SIDES, Workload, _einsum_statements, _isl_statements
-from tenet.report.tables import to_json
 from tenet.util.io import load_yaml
 from tenet.util.isl_util import (
     DEFAULT_MAX_OPERATIONS,
@@ -652,62 +649,3 @@ def symbolic_json(result: Mapping[str, Any]) -> dict[str, Any]:
         "metrics": dict(result["formulas"]),
         "notes": list(result["notes"]),
     }
-
-
-def symbolic_text(result: Mapping[str, Any]) -> str:
-    """One line per metric, `name = formula`, under a header naming symbols and context."""
-    fixed = ", ".join(f"{k}={v}" for k, v in result["fixed"].items()) or "none"
-    lines = [
-        f"{result['workload']} · {result['arch']} · {result['dataflow']}",
-        f"symbols: {', '.join(result['symbols']) or 'none'}; fixed: {fixed}",
-        f"valid for: {formula_text(result['context'])}",
-        "",
-    ]
-    lines += [f"{key} = {formula}" for key, formula in result["formulas"].items()]
-    lines += [""] + [f"note: {note}" for note in result["notes"]]
-    return "\n".join(lines) + "\n"
-
-
-def symbolic_csv(result: Mapping[str, Any]) -> str:
-    """`metric,formula` lines (formulas quoted)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["metric", "formula"])
-    writer.writerows(result["formulas"].items())
-    return out.getvalue()
-
-
-def symbolic_report(
-    workload: Workload,
-    arch: Arch,
-    dataflow: Dataflow,
-    fixed: Mapping[str, int],
-    fmt: str = "table",
-    max_operations: int = DEFAULT_MAX_OPERATIONS,
-) -> str:
-    """`tenet analyze --symbolic`: the formulas as a table, JSON or CSV."""
-    result = symbolic_analysis(workload, arch, dataflow, fixed, max_operations)
-    if fmt == "json":
-        return to_json(symbolic_json(result)) + "\n"
-    if fmt == "csv":
-        return symbolic_csv(result)
-    return symbolic_text(result)
-
-
-def run_symbolic(args: Any) -> int:
-    """`tenet analyze --symbolic`: parameters set with --set stay fixed, the others symbolic."""
-    from tenet.cli import load_inputs
-    from tenet.cli.common import emit, parse_sets
-
-    if getattr(args, "network", None):
-        from tenet.explore.network_symbolic import run_network_symbolic
-
-        return run_network_symbolic(args)
-    if args.bound:
-        raise InputError("is not available with --symbolic", "--bound")
-    workload, arch, dataflow = load_inputs(args)
-    text = symbolic_report(
-        workload, arch, dataflow, parse_sets(args.set), args.format, args.max_isl_ops
-    )
-    emit(text, args.output)
-    return 0

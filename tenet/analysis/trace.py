@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -104,24 +103,3 @@ def trace(
         activity=activity[used_pes],
         pe_count=arch.pe_count,
     )
-
-
-def activity_plot(result: Trace, path: str | Path, title: str) -> None:
-    """Heatmap of instances per PE and step, and PE utilization per step."""
-    from tenet.report.plots import _pyplot, save_figure
-
-    plt = _pyplot()
-    fig, (top, bottom) = plt.subplots(
-        2, 1, figsize=(9, 5.5), sharex=True, gridspec_kw={"height_ratios": [3, 1]}
-    )
-    image = top.imshow(result.activity, aspect="auto", interpolation="nearest", cmap="viridis")
-    top.set_ylabel("active PE (lexicographic)")
-    top.set_title(title)
-    fig.colorbar(image, ax=top, label="instances")
-    busy = (result.activity > 0).sum(axis=0) / result.pe_count
-    bottom.plot(np.arange(len(busy)), busy, lw=1)
-    bottom.set_ylim(0, 1.05)
-    bottom.set_ylabel("utilization")
-    bottom.set_xlabel("time step (lexicographic order)")
-    fig.tight_layout()
-    save_figure(fig, Path(path), plt)

@@ -1,12 +1,20 @@
-"""Small pieces every command-line module shares: `--set`, NAME=VALUE parsing, writing output."""
+"""What every command-line module shares: input and output options, `--set`, NAME=VALUE
+parsing, execution options, loading the inputs, and writing the report. Only the command
+line knows flags; the library takes plain values."""
 
 from __future__ import annotations
 
+import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from tenet.errors import InputError
+from tenet.util.limits import DEFAULT_MAX_OPERATIONS
+
+#: Output formats of the commands that report one analysis or a list of them.
+FORMATS = ("table", "json", "csv")
 
 
 def parse_assignments(items: Sequence[str], flag: str) -> dict[str, int]:
@@ -49,3 +57,148 @@ def emit(text: str, output: str | None) -> None:
             raise InputError(f"cannot write output: {exc.strerror}", output) from None
     else:
         sys.stdout.write(text)
+
+
+def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add `--jobs N`, `--scheduler URL` and `--journal FILE.jsonl` to a command's parser."""
+    group = parser.add_argument_group("execution")
+    group.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run the tasks on a pool of N local processes (default: one per CPU, "
+        f"{default_jobs()} here; 1 runs them in this process)",
+    )
+    group.add_argument(
+        "--scheduler",
+        metavar="URL",
+        help="run the tasks on the Dask cluster whose scheduler listens at URL, "
+        "e.g. tcp://10.0.0.5:8786 (needs pip install 'tenet[dask]')",
+    )
+    group.add_argument(
+        "--journal",
+        metavar="FILE.jsonl",
+        help="append each finished task to FILE.jsonl as it completes; "
+        "rerunning with the same file skips the tasks already there",
+    )
+
+
+def execution_options(args: argparse.Namespace) -> dict:
+    """The `jobs`, `scheduler` and `journal` keyword arguments of `run_tasks`, checked: a local
+    pool of one process per CPU unless `--jobs` or `--scheduler` says otherwise."""
+    jobs = args.jobs
+    if jobs is None:
+        jobs = 1 if args.scheduler is not None else default_jobs()
+    from tenet.execution import check_execution
+
+    check_execution(jobs, args.scheduler)
+    return {"jobs": jobs, "scheduler": args.scheduler, "journal": args.journal}
+
+
+def default_jobs() -> int:
+    """Local processes when `--jobs` is not given: one per CPU this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def add_inputs(parser: argparse.ArgumentParser) -> None:
+    """-w, -a, -d, --set and --tenet."""
+    group = parser.add_argument_group("inputs (YAML files, or preset names: see 'tenet presets')")
+    group.add_argument(
+        "-w", "--workload", metavar="FILE", help="workload YAML, or a preset name (e.g. gemm)"
+    )
+    group.add_argument(
+        "-a",
+        "--arch",
+        metavar="FILE",
+        help="architecture YAML, or a preset name (e.g. systolic-8x8)",
+    )
+    group.add_argument(
+        "-d",
+        "--dataflow",
+        metavar="FILE",
+        help="dataflow YAML, a name beside the workload (e.g. os-systolic-8x8), or WORKLOAD/NAME",
+    )
+    add_set_argument(group)
+    group.add_argument(
+        "--tenet",
+        nargs=3,
+        metavar=("STATEMENT.s", "PE.p", "MAPPING.m"),
+        help="read TENET's own text files instead of YAML",
+    )
+
+
+def add_output(parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS) -> None:
+    """--format and -o."""
+    group = parser.add_argument_group("output")
+    group.add_argument(
+        "--format", choices=formats, default="table", help="output format (default: table)"
+    )
+    group.add_argument(
+        "-o", "--output", metavar="FILE", help="write the result to FILE instead of stdout"
+    )
+
+
+def add_max_isl_ops(parser, what: str = "isl operations limit against blow-ups") -> None:
+    """--max-isl-ops N."""
+    parser.add_argument(
+        "--max-isl-ops",
+        type=int,
+        default=DEFAULT_MAX_OPERATIONS,
+        metavar="N",
+        help=f"{what}, 0 = none (default {DEFAULT_MAX_OPERATIONS:,})",
+    )
+
+
+def color_for(args: argparse.Namespace) -> bool:
+    """Colour tables only when they go to a terminal."""
+    return getattr(args, "format", "table") == "table" and not args.output and sys.stdout.isatty()
+
+
+def load_inputs(args: argparse.Namespace):
+    """(workload, arch, dataflow) from --tenet files or from -w/-a/-d."""
+    from tenet.formats.presets import resolve_arch, resolve_dataflow, resolve_workload
+    from tenet.formats.tenet_files import load_tenet
+    from tenet.model.arch import load_arch
+    from tenet.model.dataflow import load_dataflow
+    from tenet.model.workload import load_workload
+
+    overrides = parse_sets(args.set)
+    if args.tenet:
+        if args.workload or args.arch or args.dataflow:
+            raise InputError("give either --tenet or -w/-a/-d, not both", "--tenet")
+        if overrides:
+            raise InputError("TENET files have no parameters to set", "--set")
+        return load_tenet(*args.tenet)
+    for flag, value in (
+        ("-w/--workload", args.workload),
+        ("-a/--arch", args.arch),
+        ("-d/--dataflow", args.dataflow),
+    ):
+        if not value:
+            raise InputError(f"missing {flag} (or use --tenet STATEMENT.s PE.p MAPPING.m)")
+    workload_path = resolve_workload(args.workload)
+    workload = load_workload(workload_path, overrides)
+    arch = load_arch(resolve_arch(args.arch))
+    dataflow = load_dataflow(resolve_dataflow(args.dataflow, workload_path))
+    return workload, arch, dataflow
+
+
+def network_inputs(args: argparse.Namespace):
+    """The network and arch of `analyze -n`, after rejecting options that do not apply."""
+    from tenet.explore.network import load_network
+    from tenet.formats.presets import resolve_arch
+    from tenet.model.arch import load_arch
+
+    if args.workload or args.tenet:
+        raise InputError("give either -n/--network or -w/--workload (or --tenet), not both")
+    if args.set:
+        raise InputError("does not apply to a network: put parameters in the network file", "--set")
+    if args.bound:
+        raise InputError("is not available with -n/--network", "--bound")
+    if not args.arch:
+        raise InputError("missing -a/--arch")
+    return load_network(args.network), load_arch(resolve_arch(args.arch))

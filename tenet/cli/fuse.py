@@ -3,26 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 from typing import Any
 
-from rich import box
-from rich.markup import escape
-from rich.table import Table
-
-from tenet.bounds.chain import Chain, load_chain
-from tenet.bounds.fusion import STRATEGIES, fuse, fusion_report
-from tenet.bounds.snowcat import hierarchy_report, word_count
-from tenet.cli.common import add_set_argument, emit, parse_assignments, parse_sets
+from tenet.bounds.templates import STRATEGIES
+from tenet.cli.common import add_set_argument, color_for, emit, parse_assignments, parse_sets
 from tenet.errors import InputError
-from tenet.formats.presets import resolve_arch, resolve_workload
-from tenet.model.arch import load_arch
-from tenet.report.progress import progress_bar
-from tenet.report.tables import render_tables, to_json
+
+EXAMPLE = "example: tenet fuse -w gpt3-ffn --at 10MiB --at 257MiB"
 
 
-def add_fuse_parser(sub) -> None:
+def add_parser(sub) -> None:
     strategies = "; ".join(f"{k}: {v}" for k, v in STRATEGIES.items())
     p = sub.add_parser(
         "fuse",
@@ -35,6 +25,7 @@ def add_fuse_parser(sub) -> None:
         "whose peak of live words is its buffer; other schedules (e.g. ones that recompute) can "
         "move less. With --chimera, Chimera's "
         "analytical model of one block order, or its search at a capacity.",
+        epilog=EXAMPLE,
     )
     p.add_argument("-w", "--workload", required=True, metavar="FILE", help="chain YAML or preset")
     add_set_argument(p)
@@ -96,136 +87,10 @@ def add_fuse_parser(sub) -> None:
     p.add_argument("--plot", metavar="FILE.png", help="draw every front on one log-log plot")
 
 
-def _bytes(words: int, word_bits: int) -> str:
-    value = words * word_bits / 8
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if value < 1024 or unit == "TiB":
-            return f"{value:,.0f} {unit}" if unit == "B" else f"{value:,.2f} {unit}"
-        value /= 1024
-    return ""
-
-
-def default_sizes(report: dict[str, Any]) -> list[tuple[str, int]]:
-    """Powers of two in bytes from the smallest to past the largest effectual buffer."""
-    word_bytes = report["word_bits"] / 8
-    fronts = [report[k] for k in ("unfused", "tiled", "best_segmentation") if report[k]]
-    if not fronts:
-        return []
-    low = min(f[0]["buffer"] for f in fronts) * word_bytes
-    high = max(f[-1]["buffer"] for f in fronts) * word_bytes
-    sizes, size = [], 1024
-    while size < low:
-        size *= 2
-    while size <= 2 * high:
-        sizes.append(size)
-        size *= 4
-    names = []
-    for s in sizes:
-        unit = next((u for u, v in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)) if s >= v), "B")
-        scale = {"GiB": 2**30, "MiB": 2**20, "KiB": 2**10, "B": 1}[unit]
-        names.append((f"{s // scale}{unit}", int(s // word_bytes)))
-    return names
-
-
-def fuse_tables(report: dict[str, Any]) -> list[Table]:
-    bits = report["word_bits"]
-    summary = Table(
-        title=escape(f"fusion bounds: {report['chain']}"), box=box.SIMPLE_HEAVY, show_header=False
-    )
-    summary.add_column("metric", style="bold")
-    summary.add_column("value", justify="right")
-    summary.add_row("einsums", escape(" -> ".join(e["name"] for e in report["einsums"])))
-    summary.add_row(
-        "runs (linked einsums)", escape(" ; ".join(" > ".join(r) for r in report["runs"]))
-    )
-    summary.add_row("strategy", report["strategy"])
-    summary.add_row("buffer rule", report["buffer_rule"])
-    summary.add_row("algorithmic minimum, unfused", f"{report['algorithmic_minimum']['unfused']:,}")
-    summary.add_row("algorithmic minimum, fused", f"{report['algorithmic_minimum']['fused']:,}")
-    summary.add_row("segmentations searched", f"{report['segmentations']:,}")
-    tables = [summary]
-    rows = report.get("at") or []
-    if rows:
-        keys = ["unfused", "untiled", "tiled", "best_segmentation", *report.get("strategies", {})]
-        lookups = Table(title="backing-store accesses (words) at buffer size", box=box.SIMPLE_HEAVY)
-        lookups.add_column("size")
-        lookups.add_column("bytes", justify="right")
-        for key in keys:
-            lookups.add_column(key.replace("_", " "), justify="right")
-        lookups.add_column("best gain", justify="right")
-        for row in rows:
-            gain = row.get("best_segmentation_gain")
-            lookups.add_row(
-                escape(row["size"]),
-                _bytes(row["words"], bits),
-                *[f"{row[k]:,}" if row[k] is not None else "-" for k in keys],
-                f"{gain:.2f}x" if gain else "-",
-            )
-        tables.append(lookups)
-    best = Table(title="best segmentation (ski slope)", box=box.SIMPLE_HEAVY)
-    for col in ("buffer (words)", "bytes", "accesses", "segments"):
-        best.add_column(col, justify="left" if col == "segments" else "right")
-    for p in report["best_segmentation"] or report["tiled"]:
-        best.add_row(
-            f"{p['buffer']:,}",
-            _bytes(p["buffer"], bits),
-            f"{p['accesses']:,}",
-            escape(p.get("segments", "")),
-        )
-    tables.append(best)
-    for warning in report.get("warnings", []):
-        tables[-1].caption = escape(f"warning: {warning}")
-    if "hierarchy" in report:
-        levels = Table(title="memory hierarchy (best segmentation)", box=box.SIMPLE_HEAVY)
-        for col in ("levels", "capacity (words)", "accesses", "seconds"):
-            levels.add_column(col, justify="left" if col == "levels" else "right")
-        for pair in report["hierarchy"]["levels"]:
-            levels.add_row(
-                escape(f"{pair['inner']} <-> {pair['outer']}"),
-                f"{pair['capacity_words']:,}",
-                f"{pair['accesses']:,}" if pair["accesses"] is not None else "-",
-                f"{pair['seconds']:.4g}" if pair["seconds"] is not None else "-",
-            )
-        tables.append(levels)
-        tables[-1].caption = f"bottleneck: {report['hierarchy']['bottleneck']}"
-    return tables
-
-
-def fusion_plot(report: dict[str, Any], path: str) -> str:
-    from tenet.report.plots import _pyplot, save_figure
-
-    plt = _pyplot()
-    word_bytes = report["word_bits"] / 8
-    fig, ax = plt.subplots(figsize=(7.0, 4.8))
-    fronts = {
-        "unfused": report["unfused"],
-        "untiled fusion": report["untiled"],
-        f"tiled fusion ({report['strategy']})": report["tiled"],
-        "best segmentation": report["best_segmentation"],
-    }
-    for name, front in report.get("strategies", {}).items():
-        fronts[f"tiled fusion ({name})"] = front
-    for name, front in fronts.items():
-        if front:
-            xs = [p["buffer"] * word_bytes for p in front]
-            ax.step(xs, [p["accesses"] for p in front], where="post", label=name)
-    minimum = report["algorithmic_minimum"]
-    ax.axhline(minimum["fused"], color="gray", ls="--", lw=0.8, label="fused algorithmic minimum")
-    ax.axhline(
-        minimum["unfused"], color="gray", ls=":", lw=0.8, label="unfused algorithmic minimum"
-    )
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("buffer (bytes)")
-    ax.set_ylabel("backing-store accesses (words)")
-    ax.set_title(f"fusion bounds: {report['chain']}")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return save_figure(fig, Path(path), plt)
-
-
-def _chimera(args: argparse.Namespace, chain: Chain) -> dict[str, Any]:
+def _chimera(args: argparse.Namespace, chain) -> dict[str, Any]:
     from tenet.bounds import chimera
+    from tenet.bounds.snowcat import word_count
+    from tenet.report.progress import progress_bar
 
     model = chimera.check_model(args.chimera_model, "--chimera-model")
     ops = chimera.chimera_ops([(e.name, e.text) for e in chain.einsums], chain.sizes, chain.source)
@@ -250,7 +115,16 @@ def _chimera(args: argparse.Namespace, chain: Chain) -> dict[str, Any]:
     return one
 
 
-def run_fuse(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    from tenet.bounds.chain import load_chain
+    from tenet.bounds.fusion import fuse, fusion_report
+    from tenet.bounds.snowcat import hierarchy_report, word_count
+    from tenet.formats.presets import resolve_arch, resolve_workload
+    from tenet.model.arch import load_arch
+    from tenet.report.fusion import chimera_text, default_sizes, fuse_tables, fusion_plot
+    from tenet.report.progress import progress_bar
+    from tenet.report.tables import render_tables, to_json
+
     overrides = parse_sets(args.set)
     chain = load_chain(resolve_workload(args.workload), overrides)
     if args.word_bits is not None:
@@ -307,40 +181,5 @@ def run_fuse(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit(to_json(report) + "\n", args.output)
     else:
-        color = not args.output and sys.stdout.isatty()
-        emit(render_tables(fuse_tables(report), color), args.output)
+        emit(render_tables(fuse_tables(report), color_for(args)), args.output)
     return 0
-
-
-def chimera_text(report: dict[str, Any]) -> str:
-    def numbers(result: dict[str, Any]) -> list[str]:
-        out = [
-            f"  data movement (words): {result['dv']:,}",
-            f"  memory use (words):    {result['mu']:,}",
-        ]
-        if result.get("dv_rmw") is None:
-            out.append("  strict: rejects this order (incomplete tiles)")
-        else:
-            out.append(
-                f"  strict: data movement {result['dv_rmw']:,}, live memory {result['mu_live']:,}"
-            )
-        out.extend(f"  warning: {w}" for w in result.get("warnings") or ())
-        return out
-
-    lines = []
-    if "order" in report:
-        tiles = ", ".join(f"{k}={v}" for k, v in report["tiles"].items())
-        lines.append(f"order {report['order']}  tiles {tiles}")
-        lines.append(f"  model: {report.get('model')}")
-        lines.extend(numbers(report))
-    if "best" in report:
-        best = report["best"]
-        tiles = ", ".join(f"{k}={v}" for k, v in best["tiles"].items())
-        lines.append(
-            f"best under {report['capacity']:,} words: order {best['order']}  tiles {tiles}"
-        )
-        lines.extend(numbers(best))
-        lines.append(f"  model: {best.get('model')}, divisor tiles only: {report.get('perfect')}")
-        if report.get("evaluated") is not None:
-            lines.append(f"  choices evaluated:     {report['evaluated']:,}")
-    return "\n".join(lines) + "\n"

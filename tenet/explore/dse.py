@@ -24,6 +24,12 @@ import islpy as isl
 
 from tenet.analysis.validate import validate
 from tenet.errors import InputError, IslLimitError
+from tenet.explore.objectives import (
+    ADDITIVE_OBJECTIVES,
+    DEFAULT_OBJECTIVES,
+    OBJECTIVES,
+    parse_objectives,
+)
 from tenet.model.arch import Arch
 from tenet.model.dataflow import Dataflow
 from tenet.model.metrics import analyze
@@ -31,77 +37,6 @@ from tenet.model.workload import Workload
 from tenet.util.isl_util import DEFAULT_MAX_OPERATIONS, parse_union_map, sets_of
 
 # --- objectives --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Objective:
-    """A metric of the `analyze` JSON that the search minimises (or maximises)."""
-
-    name: str
-    meaning: str
-    value: Callable[[dict[str, Any]], int | float]
-    maximize: bool = False
-
-
-def scratchpad_traffic(result: dict[str, Any]) -> int:
-    """Σ over tensors and sides of `unique`: words moved between scratchpad and PEs."""
-    return sum(
-        side["unique"]
-        for sides in result["tensors"].values()
-        for side in sides.values()
-        if side is not None
-    )
-
-
-OBJECTIVES: dict[str, Objective] = {
-    o.name: o
-    for o in (
-        Objective(
-            "latency",
-            "delay.latency: max(ingress, egress, compute)",
-            lambda r: r["delay"]["latency"],
-        ),
-        Objective("energy", "energy: MACs + L1 + L2 accesses", lambda r: r["energy"]),
-        Objective(
-            "sbw", "bandwidth.sbw: scratchpad words per cycle", lambda r: r["bandwidth"]["sbw"]
-        ),
-        Objective(
-            "ibw", "bandwidth.ibw: interconnect words per cycle", lambda r: r["bandwidth"]["ibw"]
-        ),
-        Objective("traffic", "sum of unique: scratchpad words moved", scratchpad_traffic),
-        Objective("ingress", "delay.ingress", lambda r: r["delay"]["ingress"]),
-        Objective("egress", "delay.egress", lambda r: r["delay"]["egress"]),
-        Objective("compute", "delay.compute", lambda r: r["delay"]["compute"]),
-        Objective("time_steps", "time_steps", lambda r: r["time_steps"]),
-        Objective("utilization", "utilization (maximised)", lambda r: r["utilization"], True),
-        Objective("active_pes", "active_pes (maximised)", lambda r: r["active_pes"], True),
-    )
-}
-
-DEFAULT_OBJECTIVES = ("latency", "energy")
-
-
-def parse_objectives(text: str | Sequence[str]) -> tuple[str, ...]:
-    """Objective names from `latency,energy` (or a list); unknown or repeated names are errors."""
-    names = [n.strip() for n in text.split(",")] if isinstance(text, str) else list(text)
-    names = [n for n in names if n]
-    if not names:
-        raise InputError(
-            "expected comma-separated objective names, e.g. latency,energy", "--objectives"
-        )
-    for name in names:
-        if name not in OBJECTIVES:
-            raise InputError(
-                f"unknown objective {name!r} (known: {', '.join(OBJECTIVES)})", "--objectives"
-            )
-    if len(set(names)) != len(names):
-        raise InputError("an objective is named twice", "--objectives")
-    return tuple(names)
-
-
-def objective_help() -> str:
-    """One line per objective name and the analyze key it reads, for `--help`."""
-    return "; ".join(f"{o.name} = {o.meaning}" for o in OBJECTIVES.values())
 
 
 # --- the design space --------------------------------------------------------------------------
@@ -610,9 +545,6 @@ def explore(
 
 # --- whole networks ----------------------------------------------------------------------------
 
-#: Objectives whose network value is Σ count · (the layer's value): layers run one after another.
-ADDITIVE_OBJECTIVES = ("latency", "energy", "traffic", "ingress", "egress", "compute", "time_steps")
-
 
 def _layer_key(layer) -> str:
     """Layers with the same workload, parameters, stride and dilation share one search."""
@@ -705,38 +637,6 @@ def emit_network(report: dict[str, Any], directory: str | Path) -> list[Path]:
     return paths
 
 
-def network_tables(report: dict[str, Any], color: bool = False) -> str:
-    """Each distinct layer's front, then the network front (one dataflow per layer)."""
-    from rich import box
-    from rich.markup import escape
-    from rich.table import Table
-
-    from tenet.report.tables import render_tables
-
-    groups: dict[int, list[dict[str, Any]]] = {}
-    for layer in report["layers"]:  # layers sharing a search share its front object
-        groups.setdefault(id(layer["pareto"]), []).append(layer)
-    parts = []
-    for group in groups.values():
-        names = ", ".join(f"{layer['layer']} (runs: {layer['count']})" for layer in group)
-        title = f"{group[0]['arch']} · layer{'s' if len(group) > 1 else ''} {names}"
-        parts.append(front_table({**group[0], "arch": title}, color))
-    table = Table(
-        title=escape(f"{report['network']} · {report['arch']}: network front (Σ runs × layer)"),
-        box=box.SIMPLE_HEAVY,
-    )
-    for name in report["objectives"]:
-        table.add_column(name, justify="right")
-    table.add_column("dataflow per layer")
-    for point in report["network_front"]:
-        choice = ", ".join(f"{k}={v}" for k, v in point["dataflows"].items())
-        table.add_row(*(_cell(v) for v in point["objectives"].values()), escape(choice))
-    counts = f"{report['evaluated']:,} dataflows evaluated over the distinct layers"
-    notes = [f"{counts}, {report['legal']:,} legal"]
-    parts.append(render_tables([table], color, notes, prefix="note"))
-    return "\n".join(parts)
-
-
 # --- writing the winners -----------------------------------------------------------------------
 
 
@@ -775,49 +675,9 @@ def emit(front: Sequence[dict[str, Any]], directory: str | Path) -> list[Path]:
 
 
 __all__ = [
-    "DEFAULT_OBJECTIVES",
-    "OBJECTIVES",
     "dominates",
     "emit",
     "enumerate_dataflows",
     "explore",
     "pareto_indices",
-    "parse_objectives",
 ]
-
-
-# --- rendering ---------------------------------------------------------------------------------
-
-
-def _cell(value: Any) -> str:
-    if isinstance(value, int):
-        return f"{value:,}"
-    return f"{value:,.2f}" if abs(value) < 1e15 else f"{value:.4g}"
-
-
-def front_table(report: dict[str, Any], color: bool = False) -> str:
-    """The front as a table (name, notation, objectives, latency, energy) and the counts."""
-    from rich import box
-    from rich.markup import escape
-    from rich.table import Table
-
-    from tenet.report.tables import render_tables
-
-    title = escape(f"{report['workload']} · {report['arch']}: Pareto front")
-    table = Table(title=title, box=box.SIMPLE_HEAVY)
-    table.add_column("name")
-    table.add_column("notation")
-    columns = list(report["objectives"])
-    columns += [c for c in ("latency", "energy") if c not in columns]
-    for name in columns:
-        table.add_column(name, justify="right")
-    for entry in report["pareto"]:
-        values = [_cell(OBJECTIVES[name].value(entry)) for name in columns]
-        table.add_row(escape(entry["name"]), escape(entry["notation"] or "-"), *values)
-    notes = [
-        f"{report['candidates']:,} candidates, {report['evaluated']:,} distinct evaluated, "
-        f"{report['legal']:,} legal, {len(report['pareto'])} on the front"
-        + (f", {report['ties']} ties left out (--ties)" if report["ties"] else "")
-        + (f", {report['skipped']} skipped (isl limit)" if report["skipped"] else "")
-    ]
-    return render_tables([table], color, notes, prefix="note")

@@ -5,17 +5,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from rich import box
-from rich.markup import escape
-from rich.table import Table
-
 from tenet.errors import InputError
 from tenet.execution import run_tasks
+from tenet.explore.layers import Layer, Network
 from tenet.formats.presets import preset_names, resolve_dataflow, resolve_network, resolve_workload
 from tenet.model.arch import Arch
 from tenet.model.checks import example_point
@@ -30,7 +27,6 @@ from tenet.model.workload import (
     build_workload,
     load_workload,
 )
-from tenet.report.tables import render_tables, to_csv, to_json
 from tenet.util.io import check_keys, expect_int, expect_mapping, expect_str, load_yaml
 from tenet.util.isl_util import DEFAULT_MAX_OPERATIONS
 
@@ -42,33 +38,6 @@ CONV_AXES = ((("ox", "rx"), ("p", "r")), (("oy", "ry"), ("q", "s")))
 
 #: The additive volumes of the network totals, per access side.
 VOLUME_KEYS = TENSOR_FIELDS[:5]  # the additive ones
-
-
-@dataclass
-class Layer:
-    """One layer: a workload (preset name or file) with parameters, run `count` times.
-
-    `stride` and `dilation` (x, y) turn the input index `ox+rx` of a convolution einsum into
-    `sx*ox + dx*rx` (and `oy+ry` likewise); `dataflow` overrides the network-wide one.
-    """
-
-    name: str
-    workload_ref: str
-    params: dict[str, int]
-    dataflow: str | None = None
-    count: int = 1
-    stride: tuple[int, int] = (1, 1)
-    dilation: tuple[int, int] = (1, 1)
-
-
-@dataclass
-class Network:
-    """Layers in execution order; `notes` say what an import left out."""
-
-    name: str
-    layers: list[Layer]
-    source: str | None = None
-    notes: list[str] = field(default_factory=list)
 
 
 # --- reading a network ----------------------------------------------------------------------
@@ -443,59 +412,3 @@ def network_totals(runs: list[tuple[int, dict[str, Any]]], pe_count: int) -> dic
 
 
 # --- output ---------------------------------------------------------------------------------
-
-
-def side_unique(result: dict[str, Any], side: str) -> int:
-    """Σ over the tensors of one analyze result of the unique volume on one side."""
-    return sum(s[side]["unique"] for s in result["tensors"].values() if s[side] is not None)
-
-
-def network_table(result: dict[str, Any]) -> Table:
-    """One row per layer (one run of it) and a total row (every run of every layer)."""
-    title = f"{result['network']} · {result['arch']} (layer rows: one run; total: all runs)"
-    table = Table(title=escape(title), box=box.SIMPLE_HEAVY)
-    columns = ("layer", "workload", "dataflow", "runs", "MACs", "latency", "PE util.")
-    for col in (*columns, "unique reads", "unique writes", "energy"):
-        table.add_column(col, justify="left" if col in columns[:3] else "right")
-    for row in result["layers"]:
-        table.add_row(
-            escape(row["layer"]),
-            escape(row["workload"]),
-            escape(row["dataflow"]),
-            f"{row['count']:,}",
-            f"{row['macs']:,}",
-            f"{row['delay']['latency']:,}",
-            f"{row['utilization']:.2%}",
-            f"{side_unique(row, 'read'):,}",
-            f"{side_unique(row, 'write'):,}",
-            f"{row['energy']:,.2f}",
-        )
-    total = result["total"]
-    table.add_section()
-    table.add_row(
-        "total",
-        "",
-        "",
-        f"{total['layers']:,}",
-        f"{total['macs']:,}",
-        f"{total['delay']['latency']:,}",
-        f"{total['utilization']:.2%}",
-        f"{total['volumes']['read']['unique']:,}",
-        f"{total['volumes']['write']['unique']:,}",
-        f"{total['energy']:,.2f}",
-        style="bold",
-    )
-    return table
-
-
-def render_network(result: dict[str, Any], fmt: str, color: bool = False) -> str:
-    """`analyze -n` output: the JSON object, CSV rows (layers, then total) or the table."""
-    if fmt == "json":
-        return to_json(result) + "\n"
-    if fmt == "csv":
-        return to_csv([*result["layers"], {"layer": "total", **result["total"]}])
-    warnings = [f"{row['layer']}: {w}" for row in result["layers"] for w in row["warnings"]]
-    text = render_tables([network_table(result)], color, warnings)
-    if result["notes"]:
-        text += render_tables([], color, result["notes"], prefix="note")
-    return text

@@ -11,7 +11,6 @@ counted directly (their einsum is rewritten, not read from a YAML file).
 from __future__ import annotations
 
 import copy
-import sys
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -188,35 +187,3 @@ def analyze_network_symbolic(
         "families": families,
         "counted_directly": [layers[n].name for n in sorted(set(direct))],
     }
-
-
-def run_network_symbolic(args: Any) -> int:
-    """`tenet analyze -n NETWORK --symbolic --family P,...`: one count per shape family."""
-    from tenet.cli import network_inputs
-    from tenet.cli.common import emit
-    from tenet.explore.network import render_network
-    from tenet.report.progress import progress_bar
-
-    if not args.family:
-        raise InputError(
-            "-n with --symbolic needs --family P,Q,... (the parameters left symbolic; layers "
-            "that agree on all the others share one count)",
-            "--family",
-        )
-    network, arch = network_inputs(args)
-    family = [p.strip() for p in args.family.split(",") if p.strip()]
-    with progress_bar("counting layer families") as tick:
-        result = analyze_network_symbolic(
-            network, arch, family, args.dataflow, args.max_isl_ops, progress=tick
-        )
-    color = args.format == "table" and not args.output and sys.stdout.isatty()
-    text = render_network(result, args.format, color)
-    if args.format == "table":
-        lines = [
-            f"family {f['workload']} / {f['dataflow']} (symbols {', '.join(f['symbols'])}): "
-            f"{len(f['layers'])} layers from one count"
-            for f in result["families"]
-        ]
-        text += "\n".join(lines) + "\n"
-    emit(text, args.output)
-    return 0

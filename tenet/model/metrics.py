@@ -10,11 +10,10 @@ from typing import Any
 
 import islpy as isl
 
-from tenet.analysis.validate import pe_conflict_chains, program_order
 from tenet.model.arch import Arch
 from tenet.model.checks import dataflow_warnings, idle_links, outside_array
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
-from tenet.model.relations import SpaceTime
+from tenet.model.relations import SpaceTime, pe_conflict_chains, program_order
 from tenet.model.workload import SIDES, Workload
 from tenet.util.isl_util import DEFAULT_MAX_OPERATIONS, count, operations_limit, simplify
 

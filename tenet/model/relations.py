@@ -11,6 +11,7 @@ import islpy as isl
 
 from tenet.model.arch import Arch, Link
 from tenet.model.dataflow import BoundDataflow
+from tenet.model.workload import Workload
 from tenet.util.isl_util import simplify
 
 
@@ -101,3 +102,28 @@ class SpaceTime:
         for link in links:
             rel = rel.union(self.link_reuse(link, exclude_self=True))
         return simplify(rel)
+
+
+def program_order(workload: Workload) -> isl.UnionMap:
+    """{ s -> s' : s runs before s' in the original program } (statements in list order)."""
+    names = [name for name, _ in workload.statements]
+    order = None
+    for a, first in enumerate(names):
+        dom_a = workload.statement_domains[first]
+        rel = dom_a.lex_lt_union_set(dom_a)
+        for second in names[a + 1 :]:
+            rel = rel.union(
+                isl.UnionMap.from_domain_and_range(dom_a, workload.statement_domains[second])
+            )
+        order = rel if order is None else order.union(rel)
+    return order
+
+
+def pe_conflict_chains(stamp: isl.UnionMap, order: isl.UnionMap, macs_per_pe: int) -> isl.UnionMap:
+    """Chains s_0 < s_1 < ... < s_m of distinct instances sharing one stamp (m = macs_per_pe):
+    their first elements map to their last."""
+    same_stamp = stamp.apply_range(stamp.reverse()).intersect(order)
+    chain = same_stamp
+    for _ in range(macs_per_pe - 1):
+        chain = chain.apply_range(same_stamp)
+    return chain

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tenet.errors import InputError
+
+if TYPE_CHECKING:
+    from tenet.analysis.trace import Trace
 
 
 def _pyplot():
@@ -108,3 +111,24 @@ def save_figure(fig, path: Path, plt) -> str:
     finally:
         plt.close(fig)
     return str(path)
+
+
+def activity_plot(result: Trace, path: str | Path, title: str) -> None:
+    """Heatmap of instances per PE and step, and PE utilization per step."""
+    import numpy as np
+
+    plt = _pyplot()
+    fig, (top, bottom) = plt.subplots(
+        2, 1, figsize=(9, 5.5), sharex=True, gridspec_kw={"height_ratios": [3, 1]}
+    )
+    image = top.imshow(result.activity, aspect="auto", interpolation="nearest", cmap="viridis")
+    top.set_ylabel("active PE (lexicographic)")
+    top.set_title(title)
+    fig.colorbar(image, ax=top, label="instances")
+    busy = (result.activity > 0).sum(axis=0) / result.pe_count
+    bottom.plot(np.arange(len(busy)), busy, lw=1)
+    bottom.set_ylim(0, 1.05)
+    bottom.set_ylabel("utilization")
+    bottom.set_xlabel("time step (lexicographic order)")
+    fig.tight_layout()
+    save_figure(fig, Path(path), plt)

@@ -10,9 +10,9 @@ from collections.abc import Iterator, Mapping
 import islpy as isl
 
 from tenet.errors import InputError, IslLimitError
+from tenet.util.limits import DEFAULT_MAX_OPERATIONS
 
 #: Default isl operations limit (0 = unlimited). Every TENET experiment needs far fewer.
-DEFAULT_MAX_OPERATIONS = 200_000_000
 
 _NONAFFINE_PRODUCT = re.compile(r"[A-Za-z_]\w*\s*\*\s*[A-Za-z_(]|\)\s*\*\s*[A-Za-z_(]")
 

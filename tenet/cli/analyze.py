@@ -1,0 +1,142 @@
+"""`tenet analyze`: every metric of one workload, arch and dataflow, counted exactly; or of
+every layer of a network (-n); or as closed forms (--symbolic)."""
+
+from __future__ import annotations
+
+import argparse
+
+from tenet.cli.common import (
+    add_execution_arguments,
+    add_inputs,
+    add_max_isl_ops,
+    add_output,
+    color_for,
+    emit,
+    execution_options,
+    load_inputs,
+    network_inputs,
+    parse_sets,
+)
+from tenet.errors import InputError
+
+EXAMPLE = "example: tenet analyze -w gemm -a systolic-8x8 -d os-systolic-8x8 --set M=1024"
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "analyze",
+        help="all metrics of one workload + arch + dataflow",
+        description="Count every metric (docs/metrics.md) exactly with isl/barvinok.",
+        epilog=EXAMPLE,
+    )
+    add_inputs(p)
+    p.add_argument(
+        "-n",
+        "--network",
+        metavar="NAME|FILE",
+        help="a whole network instead of -w: a preset (e.g. alexnet, see 'tenet presets'), a "
+        "network YAML or an ONNX model; -d NAME[,NAME...] applies to every layer (the first "
+        "name its workload has); per-layer rows and totals (docs/networks.md)",
+    )
+    add_max_isl_ops(p)
+    p.add_argument(
+        "--bound",
+        action="store_true",
+        help="compare the dataflow's traffic with the least traffic over Snowcat mappings (one "
+        "tile per tensor at one buffer level, perfect factors) at the array's on-chip capacity "
+        "(pe_count x l1_words + l2_words); other schedules may move less, so this is no "
+        "optimality gap",
+    )
+    p.add_argument(
+        "--symbolic",
+        action="store_true",
+        help="each metric as a closed form in the workload parameters not fixed by --set "
+        "(docs/symbolic.md)",
+    )
+    p.add_argument(
+        "--family",
+        metavar="P,Q,...",
+        help="with -n and --symbolic: the parameters left symbolic; layers that share a "
+        "workload, dataflow and every other parameter are counted once and evaluated per layer",
+    )
+    add_output(p)
+    add_execution_arguments(p)  # used by -n/--network: one task per distinct layer
+
+
+def run(args: argparse.Namespace) -> int:
+    from tenet.bounds.snowcat import bound_at_capacity
+    from tenet.model.metrics import analyze
+    from tenet.report.tables import render
+
+    if args.family and not (args.symbolic and args.network):
+        raise InputError("goes with -n/--network and --symbolic", "--family")
+    if args.symbolic:
+        return run_symbolic(args)
+    if args.network:
+        return run_network(args)
+    workload, arch, dataflow = load_inputs(args)
+    result = analyze(workload, arch, dataflow, args.max_isl_ops).to_dict()
+    if args.bound:
+        result["bound"] = bound_at_capacity(workload, arch, result)
+    emit(render([result], args.format, color_for(args)), args.output)
+    return 0
+
+
+def run_network(args: argparse.Namespace) -> int:
+    """`analyze -n NETWORK`: every layer on one arch, per-layer rows and network totals."""
+    from tenet.explore.network import analyze_network
+    from tenet.report.network import render_network
+    from tenet.report.progress import progress_bar
+
+    network, arch = network_inputs(args)
+    with progress_bar("analyzing layers") as tick:
+        result = analyze_network(
+            network, arch, args.dataflow, args.max_isl_ops, progress=tick, **execution_options(args)
+        )
+    emit(render_network(result, args.format, color_for(args)), args.output)
+    return 0
+
+
+def run_symbolic(args: argparse.Namespace) -> int:
+    """`tenet analyze --symbolic`: parameters set with --set stay fixed, the others symbolic."""
+    from tenet.analysis.symbolic import symbolic_analysis
+    from tenet.report.symbolic import symbolic_report
+
+    if args.network:
+        return run_network_symbolic(args)
+    if args.bound:
+        raise InputError("is not available with --symbolic", "--bound")
+    workload, arch, dataflow = load_inputs(args)
+    result = symbolic_analysis(workload, arch, dataflow, parse_sets(args.set), args.max_isl_ops)
+    emit(symbolic_report(result, args.format), args.output)
+    return 0
+
+
+def run_network_symbolic(args: argparse.Namespace) -> int:
+    """`tenet analyze -n NETWORK --symbolic --family P,...`: one count per shape family."""
+    from tenet.explore.network_symbolic import analyze_network_symbolic
+    from tenet.report.network import render_network
+    from tenet.report.progress import progress_bar
+
+    if not args.family:
+        raise InputError(
+            "-n with --symbolic needs --family P,Q,... (the parameters left symbolic; layers "
+            "that agree on all the others share one count)",
+            "--family",
+        )
+    network, arch = network_inputs(args)
+    family = [p.strip() for p in args.family.split(",") if p.strip()]
+    with progress_bar("counting layer families") as tick:
+        result = analyze_network_symbolic(
+            network, arch, family, args.dataflow, args.max_isl_ops, progress=tick
+        )
+    text = render_network(result, args.format, color_for(args))
+    if args.format == "table":
+        lines = [
+            f"family {f['workload']} / {f['dataflow']} (symbols {', '.join(f['symbols'])}): "
+            f"{len(f['layers'])} layers from one count"
+            for f in result["families"]
+        ]
+        text += "\n".join(lines) + "\n"
+    emit(text, args.output)
+    return 0

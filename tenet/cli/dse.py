@@ -1,0 +1,142 @@
+"""`tenet dse`: enumerate dataflows, keep the legal distinct ones, report the Pareto front."""
+
+from __future__ import annotations
+
+import argparse
+
+from tenet.cli.common import (
+    add_execution_arguments,
+    add_max_isl_ops,
+    add_set_argument,
+    color_for,
+    emit,
+    execution_options,
+    parse_sets,
+)
+from tenet.errors import InputError
+from tenet.explore.objectives import DEFAULT_OBJECTIVES, objective_help, parse_objectives
+
+EXAMPLE = "example: tenet dse -w gemm -a systolic-4x4 --set M=16 --set N=16 --set K=16"
+
+
+def add_parser(sub) -> None:
+    """`tenet dse`: enumerate dataflows, keep the legal distinct ones, report the Pareto front."""
+    p = sub.add_parser(
+        "dse",
+        help="design-space exploration: the Pareto front of dataflows for a workload on an array",
+        description="Enumerate dataflows of a one-statement workload on a PE array (a loop per "
+        "PE axis as loop % size, the tile loops and the other loops in every time order, "
+        "optional systolic skews matching the links), drop illegal and equivalent ones, count "
+        "every metric exactly and report the Pareto front of the objectives (all minimised "
+        "except utilization and active_pes).",
+        epilog=EXAMPLE,
+    )
+    group = p.add_argument_group("inputs (YAML files or preset names)")
+    group.add_argument("-w", "--workload", metavar="FILE", help="workload YAML or preset")
+    group.add_argument(
+        "-n",
+        "--network",
+        metavar="NETWORK",
+        help="a whole network instead of -w (preset, network YAML or ONNX): a front per distinct "
+        "layer and the network front, one dataflow per layer (additive objectives only)",
+    )
+    group.add_argument("-a", "--arch", metavar="FILE", help="architecture YAML or preset")
+    add_set_argument(group)
+    group = p.add_argument_group("search")
+    group.add_argument(
+        "--objectives",
+        default=",".join(DEFAULT_OBJECTIVES),
+        metavar="NAME,NAME,...",
+        help=f"objectives of the front (default {','.join(DEFAULT_OBJECTIVES)}): "
+        + objective_help().replace("%", "%%"),
+    )
+    group.add_argument("--no-skew", action="store_true", help="no systolic skews")
+    group.add_argument(
+        "--interleave",
+        action="store_true",
+        help="also put temporal loops outside the tile loops (every time order)",
+    )
+    group.add_argument(
+        "--limit", type=int, metavar="N", help="evaluate N distinct dataflows sampled at random"
+    )
+    group.add_argument(
+        "--seed", type=int, default=0, metavar="S", help="seed of the --limit sample (default 0)"
+    )
+    group.add_argument(
+        "--ties",
+        action="store_true",
+        help="keep every dataflow with the same objective values as a front member",
+    )
+    add_max_isl_ops(group, "isl operations limit per analysis (a dataflow over it is skipped)")
+    group = p.add_argument_group("output")
+    group.add_argument("--format", choices=("table", "json"), default="table", help="output format")
+    group.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
+    group.add_argument(
+        "--emit", metavar="DIR", help="write the front as dataflow YAML files DIR/dse-001.yaml, ..."
+    )
+    add_execution_arguments(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tenet.explore.dse import emit as emit_dataflows
+    from tenet.explore.dse import explore
+    from tenet.formats.presets import resolve_arch, resolve_workload
+    from tenet.model.arch import load_arch
+    from tenet.model.workload import load_workload
+    from tenet.report.dse import front_table
+    from tenet.report.progress import progress_bar
+    from tenet.report.tables import to_json
+
+    if args.workload and args.network:
+        raise InputError("give either -w/--workload or -n/--network, not both")
+    for flag, value in (("-w/--workload", args.workload or args.network), ("-a/--arch", args.arch)):
+        if not value:
+            raise InputError(f"missing {flag}")
+    objectives = parse_objectives(args.objectives)
+    options = {
+        "skew": not args.no_skew,
+        "limit": args.limit,
+        "seed": args.seed,
+        "interleave": args.interleave,
+        "keep_ties": args.ties,
+        "max_operations": args.max_isl_ops,
+        **execution_options(args),
+    }
+    if args.network:
+        return run_dse_network(args, objectives, options)
+    workload = load_workload(resolve_workload(args.workload), parse_sets(args.set))
+    arch = load_arch(resolve_arch(args.arch))
+    with progress_bar("exploring dataflows") as tick:
+        report = explore(workload, arch, objectives, progress=tick, **options)
+    if args.emit:
+        emit_dataflows(report["pareto"], args.emit)
+    if args.format == "json":
+        emit(to_json(report) + "\n", args.output)
+    else:
+        emit(front_table(report, color_for(args)), args.output)
+    return 0
+
+
+def run_dse_network(args: argparse.Namespace, objectives: tuple[str, ...], options: dict) -> int:
+    """`dse -n NETWORK`: a front per distinct layer and the network front."""
+    from tenet.explore.dse import emit_network, explore_network
+    from tenet.explore.network import load_network
+    from tenet.formats.presets import resolve_arch
+    from tenet.model.arch import load_arch
+    from tenet.report.dse import network_tables
+    from tenet.report.progress import progress_bar
+    from tenet.report.tables import to_json
+
+    if args.set:
+        raise InputError("does not apply to a network: put parameters in the network file", "--set")
+    network = load_network(args.network)
+    arch = load_arch(resolve_arch(args.arch))
+    with progress_bar("exploring dataflows per layer") as tick:
+        report = explore_network(network, arch, objectives, progress=tick, **options)
+    if args.emit:
+        emit_network(report, args.emit)
+    if args.format == "json":
+        emit(to_json(report) + "\n", args.output)
+    else:
+        emit(network_tables(report, color_for(args)), args.output)
+    return 0

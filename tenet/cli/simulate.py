@@ -1,0 +1,39 @@
+"""`tenet simulate`: the metrics of `analyze` by brute-force enumeration (small problems)."""
+
+from __future__ import annotations
+
+import argparse
+
+from tenet.cli.common import add_inputs, add_output, color_for, emit, load_inputs
+from tenet.util.limits import DEFAULT_MAX_INSTANCES
+
+EXAMPLE = "example: tenet simulate -w gemm -a systolic-8x8 -d os-systolic-8x8 --set M=16 --set N=16 --set K=16"
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "simulate",
+        help="the same metrics by brute-force enumeration (small problems)",
+        description="Enumerate every instance and compute the metrics of 'analyze' "
+        "without barvinok: the reference the engine is tested against.",
+        epilog=EXAMPLE,
+    )
+    add_inputs(p)
+    p.add_argument(
+        "--max-instances",
+        type=int,
+        default=DEFAULT_MAX_INSTANCES,
+        metavar="N",
+        help=f"refuse problems with more instances (default {DEFAULT_MAX_INSTANCES:,})",
+    )
+    add_output(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tenet.analysis.simulate import simulate
+    from tenet.report.tables import render
+
+    workload, arch, dataflow = load_inputs(args)
+    result = simulate(workload, arch, dataflow, args.max_instances).to_dict()
+    emit(render([result], args.format, color_for(args)), args.output)
+    return 0
