@@ -110,7 +110,7 @@ def main() -> None:
         try:
             import distributed  # noqa: F401
         except ImportError:
-            print("Dask is not installed (pip install 'tenet[dask]'): skipped")
+            print("Dask is not installed (pip install 'tenet-dataflow[dask]'): skipped")
         else:
             for workers in (1, 2):
                 seconds, result = on_dask(workers, tasks, args.repeat)

@@ -8,6 +8,7 @@ import itertools
 
 import pytest
 
+from tenet.model.dataflow import loop_names
 from tenet import analyze, load_arch, load_dataflow, load_workload, simulate
 from tenet.util.isl_util import count
 
@@ -61,9 +62,10 @@ def test_preset_dataflows(workload_name, flow, arch_name):
 
 
 def loops_of(workload_name: str) -> list[str]:
+    """The loop names of the workload's first statement (dataflows bind to them by name)."""
     workload = load_workload(WORKLOADS / workload_name / "workload.yaml", SMALL[workload_name])
-    _name, arity = workload.statements[0]
-    return [f"x{n}" for n in range(arity)], workload
+    name, _arity = workload.statements[0]
+    return loop_names(workload)[name], workload
 
 
 def generated_dataflows(loops: list[str]) -> dict[str, tuple[str, str]]:

@@ -1,6 +1,6 @@
 """Bad input: exit code 2 and exactly one readable line on stderr.
 
-The rule (docs/contract.md, "Exit codes"): a bad input makes `tenet` exit with
+The rule (docs/reference.md, exit codes): a bad input makes `tenet` exit with
 code 2 and print ONE line on stderr -- no Python traceback, nothing on stdout --
 naming the file at fault and the key (or the isl text) at fault.
 
@@ -32,7 +32,7 @@ JACOBI = (WORKLOADS / "jacobi2d" / "workload.yaml").read_text()
 ARCH = (ARCHS / "systolic-8x8.yaml").read_text()
 DATAFLOW = (WORKLOADS / "gemm" / "dataflows" / "os-systolic-8x8.yaml").read_text()
 
-# TENET's own text formats (../shared/tenet-data/README.md), a small GEMM.
+# TENET's own text formats (examples/tenet/README.md), a small GEMM.
 STATEMENT_S = (
     "2 1\n"
     "{S[i,j,k]: 0<=i<16 and 0<=j<16 and 0<=k<8}\n"

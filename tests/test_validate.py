@@ -301,7 +301,7 @@ def test_trace_reproduces_the_worked_example(tmp_path, capsys):
         (c["time"], c["pe"]): [e["element"] for e in c["elements"]]
         for c in json.loads(out)["cells"]
     }
-    # semantics.md's table, t = 0..3
+    # docs/metrics.md's worked example, t = 0..3
     paper = {
         0: {"PE[0, 0]": "A[0, 0]"},
         1: {"PE[0, 0]": "A[0, 1]", "PE[0, 1]": "A[0, 0]", "PE[1, 0]": "A[1, 0]"},

@@ -1,4 +1,4 @@
-"""The worked example of semantics.md: 2x2x4 GEMM on a 2x2 systolic array,
+"""The worked example of docs/metrics.md: 2x2x4 GEMM on a 2x2 systolic array,
 Θ = { S[i,j,k] -> (PE[i,j] | T[i+j+k]) }. Expected values are the paper's table."""
 
 from __future__ import annotations

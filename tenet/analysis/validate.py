@@ -11,7 +11,7 @@ import islpy as isl
 
 from tenet.errors import InputError
 from tenet.model.arch import Arch
-from tenet.model.dataflow import Dataflow
+from tenet.model.dataflow import Dataflow, align_dataflow, align_loops, loop_names
 from tenet.model.relations import pe_conflict_chains, program_order
 from tenet.model.workload import Workload
 from tenet.util.isl_util import (
@@ -184,21 +184,42 @@ def _not_later(time: isl.UnionMap) -> isl.UnionMap:
 
 
 def compact_notation(space: isl.UnionMap, time: isl.UnionMap, workload: Workload) -> str:
-    """The paper's style, e.g. `(I, J - P | I, J, I+J+K - T)`, one group per statement."""
+    """The paper's style, e.g. `(I, J - P | I, J, I+J+K - T)`, one group per statement,
+    in the workload's loop names (the dataflow's indices bound to them by name)."""
     groups = []
     for name, _ in workload.statements:
         dom = workload.statement_domains[name]
         parts = []
         for rel, tag in ((space, "P"), (time, "T")):
-            pieces = maps_of(rel.intersect_domain(dom))
+            rel = _with_loop_names(rel, workload, name).intersect_domain(dom)
+            pieces = maps_of(rel)
             function = pieces[0].as_pw_multi_aff() if len(pieces) == 1 else None
             if function is None or function.n_piece() != 1:
-                parts.append(f"{rel.intersect_domain(dom)} - {tag}")  # piecewise: isl's own text
+                parts.append(f"{rel} - {tag}")  # piecewise: isl's own text
                 continue
             parts.append(f"{_expressions(str(function), pieces[0])} - {tag}")
         prefix = f"{name}: " if len(workload.statements) > 1 else ""
         groups.append(f"{prefix}({' | '.join(parts)})")
     return "; ".join(groups)
+
+
+def _with_loop_names(rel: isl.UnionMap, workload: Workload, statement: str) -> isl.UnionMap:
+    """`rel` bound by name to the workload's loops, its indices renamed to the loop names of
+    `statement` (a dataflow with other names, e.g. unnamed ones, is read by position)."""
+    try:
+        rel = align_loops(rel, workload)
+    except InputError:
+        pass  # names that are not loops of the workload: by position
+    loops = loop_names(workload).get(statement, [])
+    out = None
+    for m in maps_of(rel):
+        if m.get_tuple_name(isl.dim_type.in_) == statement:
+            for k, loop in enumerate(loops[: m.dim(isl.dim_type.in_)]):
+                if loop:
+                    m = m.set_dim_name(isl.dim_type.in_, k, loop)
+        piece = isl.UnionMap.from_map(m)
+        out = piece if out is None else out.union(piece)
+    return rel if out is None else out
 
 
 def _expressions(text: str, rel: isl.Map | None) -> str:
@@ -242,6 +263,7 @@ def validate(
     workload: Workload, arch: Arch, dataflow: Dataflow, strict_reductions: bool = False
 ) -> Validation:
     """All legality checks of a dataflow on a workload and an arch."""
+    dataflow = align_dataflow(dataflow, workload)  # bind the dataflow's loop names by name
     source = dataflow.source
     result = Validation(workload.name, arch.name, dataflow.name)
     maps = {}

@@ -1,4 +1,4 @@
-"""Fusion bounds for chains of einsums (Orojenesis on Snowcat, `orojenesis.md`).
+"""Fusion bounds for chains of einsums (Orojenesis on Snowcat, Huang et al., ISCA 2024).
 
 Every front is a ski slope: (buffer words, backing-store accesses) points whose accesses
 strictly fall as the buffer grows; a front is read at size B as its last point with
@@ -455,7 +455,7 @@ def paper_buffer(path: list[Choice]) -> int:
 
 
 def paper_pipelined_buffer(path: list[Choice]) -> int:
-    """`orojenesis.md`'s pipelined rule: all weight tiles plus the largest input+output pair."""
+    """The paper's pipelined rule: all weight tiles plus the largest input+output pair."""
     return sum(ch.weight_tile for ch in path) + max(ch.in_tile + ch.out_tile for ch in path)
 
 

@@ -1,4 +1,4 @@
-"""The relations of the relation-centric model (semantics.md), each built once.
+"""The relations of the relation-centric model (docs/metrics.md), each built once.
 
 Space-time stamps are wrapped pairs ``[PE[p] -> T[t]]``.
 """

@@ -7,7 +7,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from tenet.errors import InputError
 
@@ -36,6 +35,8 @@ def read_text(path: str | Path, what: str = "file") -> str:
 
 def load_yaml(path: str | Path, what: str = "YAML file") -> dict[str, Any]:
     """Parse a YAML file whose top level must be a mapping."""
+    import yaml  # here, so that commands reading no YAML do not pay for it
+
     text = read_text(path, what)
     source = str(path)
     try:
