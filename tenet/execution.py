@@ -12,6 +12,8 @@ import contextlib
 import json
 import multiprocessing
 import pickle
+import signal
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -229,15 +231,14 @@ def run_pool(
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(jobs, len(pending)), mp_context=context) as pool:
         futures = {pool.submit(function, argument): key for key, argument in pending}
+        workers = list((getattr(pool, "_processes", None) or {}).values())  # to tell how one ended
         try:
-            for future in as_completed(futures):
+            for done, future in enumerate(as_completed(futures)):
                 try:
                     result = future.result()
-                except BrokenProcessPool as exc:
-                    raise TenetError(
-                        f"a worker process died while running task {futures[future]!r} "
-                        f"(out of memory?): {exc}"
-                    ) from None
+                except BrokenProcessPool:
+                    unfinished = len(futures) - done
+                    raise TenetError(worker_ended(futures[future], unfinished, workers)) from None
                 except BaseException as exc:
                     annotate(exc, futures[future])
                     raise
@@ -245,6 +246,30 @@ def run_pool(
         except BaseException:
             stop_workers(pool, futures)
             raise
+
+
+def worker_ended(key: str, unfinished: int, workers: Iterable) -> str:
+    """The error when a worker process of the pool ended abruptly: its exit code or the
+    signal that ended it when one of `workers` (multiprocessing processes) tells, and the
+    tasks lost with it (`key` one of them)."""
+    workers = list(workers)
+    deadline = time.monotonic() + 2.0  # the pool is ending them all: wait for their codes
+    while any(w.exitcode is None for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    codes = [w.exitcode for w in workers if w.exitcode not in (None, 0)]
+    # Once one worker has died the pool stops the others with SIGTERM: prefer another code.
+    codes.sort(key=lambda code: code == -signal.SIGTERM)
+    how = ""
+    if codes and codes[0] < 0:
+        try:
+            name = signal.Signals(-codes[0]).name
+        except ValueError:
+            name = str(-codes[0])
+        how = f" (killed by signal {name})"
+    elif codes:
+        how = f" (exit code {codes[0]})"
+    tasks = f"task {key!r}" if unfinished == 1 else f"{unfinished} tasks, {key!r} among them,"
+    return f"a worker process ended abruptly{how}: {tasks} did not finish"
 
 
 def stop_workers(pool: ProcessPoolExecutor, futures: Iterable) -> None:
@@ -297,7 +322,8 @@ def connect_dask(scheduler: str):
         from distributed import Client
     except ImportError:
         raise InputError(
-            "running on a Dask cluster needs Dask: pip install 'tenet[dask]'", "--scheduler"
+            "running on a Dask cluster needs Dask: pip install 'tenet-dataflow[dask]'",
+            "--scheduler",
         ) from None
     probe_scheduler(scheduler)
     try:
@@ -324,7 +350,7 @@ def run_dask(
                     result = future.result()
                 except KilledWorker as exc:
                     raise TenetError(
-                        f"Dask workers died while running task {key!r} (out of memory?): {exc}"
+                        f"Dask workers ended abruptly while running task {key!r}: {exc}"
                     ) from None
                 except BaseException as exc:
                     annotate(exc, key)

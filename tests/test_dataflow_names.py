@@ -283,11 +283,6 @@ def test_validate_notation_of_a_permuted_dataflow():
     assert result.legal and result.notation == NOTATION
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="symbolic.bind_symbolic (not owned here) reads dataflow.space/time by position: "
-    "it needs align_dataflow(dataflow, workload) from tenet.model.dataflow first",
-)
 def test_symbolic_binds_by_name():
     from tenet.analysis.symbolic import symbolic_analysis
 

@@ -70,7 +70,7 @@ def comparable(result: dict) -> dict:
 def tall_front():
     """dse on an 8x8x32 GEMM and the 4x4 systolic array: a two-point front."""
     workload, arch = gemm(TALL), load_arch(SYSTOLIC_4X4)
-    return explore(workload, arch)
+    return explore(workload, arch).to_dict()
 
 
 @pytest.fixture(scope="module")
@@ -78,8 +78,8 @@ def cube_front(tmp_path_factory):
     """dse on the 16^3 GEMM and the 4x4 systolic array, every tie kept, front emitted."""
     directory = tmp_path_factory.mktemp("front")
     report = explore(gemm(CUBE_16), load_arch(SYSTOLIC_4X4), keep_ties=True)
-    paths = emit(report["pareto"], directory)
-    return report, paths
+    paths = emit(report.pareto, directory)
+    return report.to_dict(), paths
 
 
 def test_os_latency_closed_form_agrees_with_simulate(tmp_path):
@@ -282,8 +282,8 @@ def test_progress_reaches_the_total():
 
 def test_parallel_jobs_give_the_same_front():
     workload, arch = gemm(CUBE_16), load_arch(SYSTOLIC_4X4)
-    one = explore(workload, arch, limit=6, seed=1)
-    two = explore(workload, arch, limit=6, seed=1, jobs=2)
+    one = explore(workload, arch, limit=6, seed=1).to_dict()
+    two = explore(workload, arch, limit=6, seed=1, jobs=2).to_dict()
     assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)
 
 
@@ -440,7 +440,7 @@ def test_illegal_candidates_are_counted_and_dropped(tmp_path):
         },
     )
     workload, arch = load_workload(path), load_arch(ARCHS / "chain-64.yaml")
-    report = explore(workload, arch, keep_ties=True)
+    report = explore(workload, arch, keep_ties=True).to_dict()
     assert (report["evaluated"], report["legal"]) == (4, 2)
     legal = {
         "{ S[i,j] -> T[i] }": "{ S[i,j] -> PE[j] }",
@@ -462,14 +462,14 @@ def test_dask_cluster_gives_the_same_front_as_the_local_run(dask_scheduler_addre
     scheduler="tcp://...", give the same evaluated/legal counts and front as the local run;
     a rerun against the journal resumes without evaluating anything again."""
     workload, arch = gemm(CUBE_16), load_arch(SYSTOLIC_4X4)
-    local = explore(workload, arch)
+    local = explore(workload, arch).to_dict()
     journal = tmp_path / "dse.jsonl"
-    remote = explore(workload, arch, scheduler=dask_scheduler_address, journal=journal)
+    remote = explore(workload, arch, scheduler=dask_scheduler_address, journal=journal).to_dict()
     assert (remote["evaluated"], remote["legal"]) == (local["evaluated"], local["legal"])
     assert [comparable(p) for p in remote["pareto"]] == [comparable(p) for p in local["pareto"]]
     assert [p["notation"] for p in remote["pareto"]] == [p["notation"] for p in local["pareto"]]
     lines = journal.read_text().splitlines()
     assert len(lines) == local["evaluated"]
-    again = explore(workload, arch, scheduler=dask_scheduler_address, journal=journal)
+    again = explore(workload, arch, scheduler=dask_scheduler_address, journal=journal).to_dict()
     assert [p["notation"] for p in again["pareto"]] == [p["notation"] for p in local["pareto"]]
     assert journal.read_text().splitlines() == lines  # nothing re-run, nothing appended

@@ -8,8 +8,8 @@ import itertools
 
 import pytest
 
-from tenet.model.dataflow import loop_names
 from tenet import analyze, load_arch, load_dataflow, load_workload, simulate
+from tenet.model.dataflow import loop_names
 from tenet.util.isl_util import count
 
 from .conftest import ARCHS, WORKLOADS

@@ -318,7 +318,7 @@ def test_a_scheduler_without_dask_installed_is_bad_input(monkeypatch):
     with pytest.raises(InputError) as info:
         run_tasks(squares, square_tasks([1]), scheduler="tcp://127.0.0.1:8786")
     assert info.value.source == "--scheduler"
-    assert "tenet[dask]" in info.value.message
+    assert "tenet-dataflow[dask]" in info.value.message
 
 
 def test_results_must_be_json_dicts_and_keys_unique():

@@ -195,7 +195,7 @@ def independent(tmp_path):
 def test_each_layer_equals_its_own_analysis(small_network, independent):
     result = analyze_network(
         load_network(small_network), load_arch(ARCHS / "systolic-8x8.yaml"), DATAFLOWS
-    )
+    ).to_dict()
     assert [row["layer"] for row in result["layers"]] == [name for name, _, _ in independent]
     for row, (_, runs, expected) in zip(result["layers"], independent):
         assert row["count"] == runs
@@ -206,7 +206,7 @@ def test_each_layer_equals_its_own_analysis(small_network, independent):
 def test_totals_are_sums_of_independent_analyses(small_network, independent):
     total = analyze_network(
         load_network(small_network), load_arch(ARCHS / "systolic-8x8.yaml"), DATAFLOWS
-    )["total"]
+    ).to_dict()["total"]
     runs = [(n, r) for _, n, r in independent]
     for key in ("instances", "macs", "time_steps"):
         assert total[key] == sum(n * r[key] for n, r in runs), key
@@ -242,7 +242,7 @@ def test_identical_layers_are_analyzed_once(tmp_path, monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(module, "analyze_layer", counting)
-    result = analyze_network(network, load_arch(ARCHS / "systolic-8x8.yaml"), DATAFLOWS)
+    result = analyze_network(network, load_arch(ARCHS / "systolic-8x8.yaml"), DATAFLOWS).to_dict()
     assert calls == ["fc0"]
     assert [row["layer"] for row in result["layers"]] == ["fc0", "fc1", "fc2"]
     assert result["total"]["macs"] == 3 * 4 * 10 * 12
@@ -252,14 +252,15 @@ def test_local_processes_give_the_same_result(small_network):
     network = load_network(small_network)
     arch = load_arch(ARCHS / "systolic-8x8.yaml")
     inline = analyze_network(network, arch, DATAFLOWS)
-    assert analyze_network(network, arch, DATAFLOWS, jobs=2) == inline
+    parallel = analyze_network(network, arch, DATAFLOWS, jobs=2)
+    assert parallel == inline and parallel.to_dict() == inline.to_dict()
 
 
 def test_a_journal_skips_finished_layers(small_network, tmp_path, monkeypatch):
     network = load_network(small_network)
     arch = load_arch(ARCHS / "systolic-8x8.yaml")
     journal = tmp_path / "layers.jsonl"
-    first = analyze_network(network, arch, DATAFLOWS, journal=journal)
+    first = analyze_network(network, arch, DATAFLOWS, journal=journal).to_dict()
     assert len(journal.read_text().splitlines()) == 4
 
     def fail(*args, **kwargs):
@@ -268,14 +269,14 @@ def test_a_journal_skips_finished_layers(small_network, tmp_path, monkeypatch):
     import tenet.explore.network as module
 
     monkeypatch.setattr(module, "analyze_layer", fail)
-    assert analyze_network(network, arch, DATAFLOWS, journal=journal) == first
+    assert analyze_network(network, arch, DATAFLOWS, journal=journal).to_dict() == first
 
 
 def test_layer_dataflow_overrides_the_command_line(tmp_path):
     layers = [dict(SMALL_NETWORK["layers"][2], dataflow="ws-systolic-8x8")]
     network = load_network(write_yaml(tmp_path, "own", {"layers": layers}))
     result = analyze_network(network, load_arch(ARCHS / "systolic-8x8.yaml"), "os-systolic-8x8")
-    assert result["layers"][0]["dataflow"] == "ws-systolic-8x8"
+    assert result.to_dict()["layers"][0]["dataflow"] == "ws-systolic-8x8"
 
 
 # --- the command line --------------------------------------------------------------------------
@@ -517,5 +518,5 @@ def test_onnx_missing_package_says_how_to_install(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "onnx", None)
     path = tmp_path / "model.onnx"
     path.write_bytes(b"")
-    with pytest.raises(InputError, match=r"tenet\[onnx\]"):
+    with pytest.raises(InputError, match=r"tenet-dataflow\[onnx\]"):
         load_network(path)

@@ -36,8 +36,10 @@ def test_family_counts_equal_direct_counts(network):
     net = load_network(network)
     arch = load_arch(resolve_arch("systolic-8x8"))
     flows = "ws-8x8,os-systolic-8x8"
-    direct = analyze_network(net, arch, flows)
-    symbolic = analyze_network_symbolic(net, arch, ["K", "C", "OX", "OY", "M", "N"], flows)
+    direct = analyze_network(net, arch, flows).to_dict()
+    symbolic = analyze_network_symbolic(
+        net, arch, ["K", "C", "OX", "OY", "M", "N"], flows
+    ).to_dict()
     for mine, reference in zip(symbolic["layers"], direct["layers"], strict=True):
         assert same(without_warnings(mine), without_warnings(reference)), mine["layer"]
     assert same(symbolic["total"], direct["total"])
@@ -50,7 +52,9 @@ def test_family_counts_equal_direct_counts(network):
 def test_resnet50_families_are_few():
     net = load_network("resnet50")
     arch = load_arch(resolve_arch("systolic-8x8"))
-    result = analyze_network_symbolic(net, arch, ["K", "C", "OX", "OY"], "ws-8x8,os-systolic-8x8")
+    result = analyze_network_symbolic(
+        net, arch, ["K", "C", "OX", "OY"], "ws-8x8,os-systolic-8x8"
+    ).to_dict()
     # The 1x1 and 3x3 convolutions form one family each; the 7x7 stem and the strided
     # layers are counted directly.
     shapes = sorted(tuple(sorted(f["fixed"].items())) for f in result["families"])

@@ -196,10 +196,19 @@ def simulate(
     max_instances: int = DEFAULT_MAX_INSTANCES,
     progress: Callable[[int, int], None] | None = None,
 ) -> Analysis:
-    """Every metric of `analyze`, computed by enumeration (the test reference)."""
+    """Every metric of `analyze`, computed by enumeration (the test reference).
+
+    `progress(done, total)` is called as the work advances: the enumeration of the instances
+    is one step, each tensor side another."""
     check_size(workload, max_instances)
     bound = bind_dataflow(dataflow, workload, arch)
+    steps = 1 + sum(workload.access(t, s) is not None for t in workload.tensors for s in SIDES)
+    if progress:
+        progress(0, steps)
     run = Enumeration(workload, arch, bound)
+    done = 1
+    if progress:
+        progress(done, steps)
     volumes: dict[str, dict[str, Volumes | None]] = {}
     used_links: set[int] = set()
     for tensor in workload.tensors:
@@ -212,8 +221,9 @@ def simulate(
                 run.side_use(tensor, side), links_for(arch, tensor, side)
             )
             used_links |= used
-        if progress:
-            progress(len(volumes), len(workload.tensors))
+            done += 1
+            if progress:
+                progress(done, steps)
     used_pes = np.unique(run.instance_pe)
     outside = [p for p in used_pes.tolist() if not run.in_array[p]]
     example = (

@@ -9,8 +9,8 @@ counting that size directly, so one count serves a whole family of layer shapes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import Any
 
@@ -19,8 +19,23 @@ import sympy
 
 from tenet.errors import InputError
 from tenet.model.arch import Arch
-from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
-from tenet.model.metrics import TENSOR_FIELDS, Volumes, tensor_volumes
+from tenet.model.dataflow import BoundDataflow, Dataflow, align_dataflow, bind_dataflow
+from tenet.model.metrics import (
+    TENSOR_FIELDS,
+    Accesses,
+    Analysis,
+    Volumes,
+    avg_active_pes,
+    compute_delay,
+    energy,
+    fold,
+    latency,
+    per_cycle,
+    reuse_factor,
+    tensor_volumes,
+    transfer_delay,
+    utilization,
+)
 from tenet.model.relations import SpaceTime
 from tenet.model.workload import SIDES, Workload, _einsum_statements, _isl_statements
 from tenet.util.io import load_yaml
@@ -132,6 +147,7 @@ def bind_symbolic(
     dataflow: Dataflow, workload: Workload, fixed: Mapping[str, int]
 ) -> BoundDataflow:
     """Θ restricted to the parametric D; checks it is a function for every parameter value."""
+    dataflow = align_dataflow(dataflow, workload)  # bind the dataflow's loop names by name
     maps = {}
     for key, rel in (("space", dataflow.space), ("time", dataflow.time)):
         rel = fix_some_params(rel, fixed).intersect_domain(workload.domain)
@@ -167,6 +183,25 @@ def scale(a: isl.UnionPwQPolynomial, factor: Fraction | int) -> isl.UnionPwQPoly
 def zero_count() -> isl.UnionPwQPolynomial:
     """The count 0 (the card of the empty set)."""
     return isl.UnionSet("{ }").card()
+
+
+@dataclass(frozen=True)
+class Count:
+    """A parametric count with the `+`, `-` and rational `·` that the formulas of
+    `tenet.model.metrics` use (isl's quasi-polynomials have methods, not operators)."""
+
+    qp: isl.UnionPwQPolynomial
+
+    def __add__(self, other: Count) -> Count:
+        return Count(self.qp.add(other.qp))
+
+    def __sub__(self, other: Count) -> Count:
+        return Count(self.qp.sub(other.qp))
+
+    def __mul__(self, factor: Fraction | int) -> Count:
+        return Count(scale(self.qp, factor))
+
+    __rmul__ = __mul__
 
 
 # ---------------------------------------------------------------------------------------------
@@ -347,119 +382,108 @@ def is_ratio(key: str) -> bool:
     return key.rsplit(".", 1)[-1] in RATIO_SUFFIXES
 
 
-def fold(expr: sympy.Expr) -> sympy.Expr:
-    """Pull one Piecewise out of floor/ratio: Piecewise((f(q_k), c_k), ...) reads better."""
-    if len(expr.atoms(sympy.Piecewise)) == 1:
-        return sympy.piecewise_fold(expr)
-    return expr
-
-
-def ratio(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Expr:
-    """numerator / denominator; NaN (undefined, like analyze's null) when the denominator is 0."""
-    if denominator == 0:
-        return sympy.nan
-    return fold(numerator / denominator)
-
-
 @dataclass
 class _Counts:
     """The parametric counts of one analysis, before conversion to sympy."""
 
-    instances: isl.UnionPwQPolynomial
-    active_pes: isl.UnionPwQPolynomial
-    time_steps: isl.UnionPwQPolynomial
-    stamps: isl.UnionPwQPolynomial
-    volumes: dict[str, dict[str, Volumes | None]]  # quasi-polynomial counts
+    instances: Count
+    active_pes: Count
+    time_steps: Count
+    stamps: Count
+    volumes: dict[str, dict[str, Volumes | None]]  # of Counts
 
 
 def _count_all(workload: Workload, arch: Arch, bound: BoundDataflow) -> _Counts:
     """Every |X| of `metrics.analyze_bound`, as quasi-polynomials."""
     space_time = SpaceTime.of(bound, arch)
-    volumes = tensor_volumes(workload, arch, space_time, size=card, minus=lambda a, b: a.sub(b))
+
+    def size(obj) -> Count:
+        return Count(card(obj))
+
+    # The volumes first: the form (not the value) of barvinok's counts depends on what it has
+    # counted before, and the formulas are printed.
+    volumes = tensor_volumes(workload, arch, space_time, size=size)
     return _Counts(
-        instances=card(workload.domain),
-        active_pes=card(space_time.space_domain),
-        time_steps=card(space_time.time_domain),
-        stamps=card(space_time.stamp_domain),
+        instances=size(workload.domain),
+        active_pes=size(space_time.space_domain),
+        time_steps=size(space_time.time_domain),
+        stamps=size(space_time.stamp_domain),
         volumes=volumes,
     )
 
 
 def _count_metrics(counts: _Counts, workload: Workload, arch: Arch) -> dict[str, Any]:
     """The integer metrics (and energy) as quasi-polynomials, keyed like analyze's JSON."""
-    out: dict[str, Any] = {
+    zero = Count(zero_count())
+    macs = counts.instances * workload.macs_per_instance
+    out: dict[str, Count] = {
         "instances": counts.instances,
-        "macs": scale(counts.instances, workload.macs_per_instance),
+        "macs": macs,
         "active_pes": counts.active_pes,
         "time_steps": counts.time_steps,
     }
-    unique_sums = {side: zero_count() for side in SIDES}
-    e_mac, e_l1, e_l2 = arch.energy.mac, arch.energy.l1, arch.energy.l2
-    energy = scale(out["macs"], e_mac)
+    unique_sums = {side: zero for side in SIDES}
+    accesses = []
     for tensor, sides in counts.volumes.items():
-        total_sum, unique_sum = zero_count(), zero_count()
         for side, v in sides.items():
             if v is None:
                 continue
             key = f"tensors.{tensor}.{side}"
             out[f"{key}.total"] = v.total
             out[f"{key}.unique"] = v.unique
-            out[f"{key}.reuse"] = v.total.sub(v.unique)
-            out[f"{key}.temporal_reuse"] = v.total.sub(v.temporal_unique)
+            out[f"{key}.reuse"] = v.reuse
+            out[f"{key}.temporal_reuse"] = v.temporal_reuse
             out[f"{key}.spatial_reuse"] = v.spatial_reuse
-            unique_sums[side] = unique_sums[side].add(v.unique)
-            total_sum, unique_sum = total_sum.add(v.total), unique_sum.add(v.unique)
-        for name, value in (
-            ("l1_reads", total_sum),
-            ("l1_writes", total_sum),
-            ("l2_reads", unique_sum),
-            ("l2_writes", unique_sum),
-        ):
+            unique_sums[side] = unique_sums[side] + v.unique
+        accesses.append(Accesses.of((v for v in sides.values() if v is not None), zero))
+        for name, value in accesses[-1].to_dict().items():
             out[f"accesses.{tensor}.{name}"] = value
-        energy = energy.add(scale(total_sum, 2 * e_l1).add(scale(unique_sum, 2 * e_l2)))
-    out["energy"] = energy
+    out["energy"] = energy(macs, accesses, (arch.energy.mac, arch.energy.l1, arch.energy.l2))
     for n in range(len(arch.links)):
-        link_total = zero_count()
+        link_total = zero
         for tensor, sides in counts.volumes.items():
             for side, v in sides.items():
                 if v is not None:
-                    carried = v.carried.get(n, zero_count())
+                    carried = v.carried.get(n, zero)
                     out[f"links.{n}.values.{tensor}.{side}"] = carried
-                    link_total = link_total.add(carried)
+                    link_total = link_total + carried
         out[f"links.{n}.total"] = link_total
     out["_read_unique"], out["_write_unique"] = unique_sums["read"], unique_sums["write"]
-    return out
+    return {key: value.qp for key, value in out.items()}
 
 
 def _derived_metrics(m: dict[str, sympy.Expr], arch: Arch, stamps: sympy.Expr) -> None:
     """Delays, latency, utilization and bandwidths from the counts (semantics.md), in place."""
     memory = arch.memory
-    compute = fold(sympy.floor(ratio(m["macs"], m["active_pes"])))
+    compute = fold(compute_delay(m["macs"], m["active_pes"]))
     ingress, egress = (
         fold(
-            sympy.floor(m.pop(f"_{side}_unique") * memory.word_bits / memory.bandwidth_bits)
-            + memory.avg_latency
-            - 1
+            transfer_delay(
+                m.pop(f"_{side}_unique"),
+                memory.word_bits,
+                memory.bandwidth_bits,
+                memory.avg_latency,
+            )
         )
         for side in SIDES
     )
-    latency = sympy.Max(ingress, egress, compute)
+    longest = latency(ingress, egress, compute)
     m["pe_count"] = sympy.Integer(arch.pe_count)
-    m["avg_active_pes"] = ratio(stamps, m["time_steps"])
-    m["utilization"] = ratio(m["macs"], arch.pe_count * latency)
+    m["avg_active_pes"] = avg_active_pes(stamps, m["time_steps"])
+    m["utilization"] = utilization(m["macs"], arch.pe_count, longest)
     m["delay.ingress"], m["delay.egress"] = ingress, egress
-    m["delay.compute"], m["delay.latency"] = compute, latency
+    m["delay.compute"], m["delay.latency"] = compute, longest
     ibw_sum = sbw_sum = sympy.Integer(0)
     for key in [k for k in m if k.startswith("tensors.") and k.endswith(".total")]:
         base = key[: -len(".total")]
-        m[f"{base}.reuse_factor"] = ratio(m[key], m[f"{base}.unique"])
-        m[f"{base}.ibw"] = ratio(m[f"{base}.spatial_reuse"], compute)
-        m[f"{base}.sbw"] = ratio(m[f"{base}.unique"], compute)
+        m[f"{base}.reuse_factor"] = reuse_factor(m[key], m[f"{base}.unique"])
+        m[f"{base}.ibw"] = per_cycle(m[f"{base}.spatial_reuse"], compute)
+        m[f"{base}.sbw"] = per_cycle(m[f"{base}.unique"], compute)
         ibw_sum += m[f"{base}.ibw"]
         sbw_sum += m[f"{base}.sbw"]
     m["bandwidth.ibw"], m["bandwidth.sbw"] = ibw_sum, sbw_sum
     for n in range(len(arch.links)):
-        m[f"links.{n}.per_step"] = ratio(m[f"links.{n}.total"], compute)
+        m[f"links.{n}.per_step"] = per_cycle(m[f"links.{n}.total"], compute)
 
 
 def symbolic_analysis(
@@ -482,9 +506,9 @@ def symbolic_analysis(
     for name, value in fixed.items():
         if name not in workload.params:
             known = ", ".join(workload.params) or "none"
-            raise InputError(f"unknown parameter {name!r} (the workload has: {known})", "--set")
+            raise InputError(f"unknown parameter {name!r} (the workload has: {known})", "fixed")
         if isinstance(value, bool) or not isinstance(value, int):
-            raise InputError(f"value of {name} must be an integer, got {value!r}", "--set")
+            raise InputError(f"value of {name} must be an integer, got {value!r}", "fixed")
     bind_dataflow(dataflow, workload, arch)  # checks names, arities, functions at the given size
     names = [p for p in workload.params if p not in fixed]
     symbols = {name: sympy.Symbol(name, integer=True) for name in names}
@@ -494,14 +518,14 @@ def symbolic_analysis(
         param_workload = symbolic_workload(workload, fixed)
         context = parameter_context(param_workload)
         if context.is_empty():
-            raise InputError("the iteration domain is empty for every parameter value", "--set")
+            raise InputError("the iteration domain is empty for every parameter value", "fixed")
         bound = bind_symbolic(dataflow, param_workload, fixed)
         counts = _count_all(param_workload, arch, bound)
         metrics = {
             key: count_to_sympy(value, context, symbols)
             for key, value in _count_metrics(counts, param_workload, arch).items()
         }
-        stamps = count_to_sympy(counts.stamps, context, symbols)
+        stamps = count_to_sympy(counts.stamps.qp, context, symbols)
         context_expr = set_to_sympy(context, symbols)
     _derived_metrics(metrics, arch, stamps)
     metrics = in_json_order(metrics)
@@ -616,6 +640,57 @@ def evaluate_family(
 ) -> list[dict[str, int | Fraction | None]]:
     """`evaluate_symbolic` at each size of a family (one count, many layers)."""
     return [evaluate_symbolic(result, params) for params in param_sets]
+
+
+class EvaluatedAnalysis(Analysis):
+    """An Analysis whose counts are closed forms evaluated at one size. Its bandwidth sums are
+    exact, rounded once, like the formulas' (analyze adds the per-side ratios as floats)."""
+
+    def _bandwidth_sum(self, words: Callable[[Volumes], int]) -> float:
+        compute = self.compute_delay
+        exact = Fraction(0)
+        for _, _, v in self.side_volumes():
+            exact += per_cycle(Fraction(words(v)), compute)
+        return float(exact)
+
+
+def evaluated_analysis(
+    template: Analysis, values: Mapping[str, int | Fraction | None]
+) -> EvaluatedAnalysis:
+    """The Analysis at the size where `values` (`evaluate_symbolic`) were evaluated: the counts
+    of `values`, the names and arch constants of `template` (an Analysis of the same workload,
+    arch and dataflow at another size), no warnings (they are not derived symbolically)."""
+
+    def side(tensor: str, side: str) -> Volumes:
+        key = f"tensors.{tensor}.{side}"
+        return Volumes(
+            total=values[f"{key}.total"],
+            unique=values[f"{key}.unique"],
+            temporal_unique=values[f"{key}.total"] - values[f"{key}.temporal_reuse"],
+            spatial_reuse=values[f"{key}.spatial_reuse"],
+            carried={
+                n: values[f"links.{n}.values.{tensor}.{side}"] for n in range(len(template.links))
+            },
+        )
+
+    stamps = Fraction(values["avg_active_pes"]) * values["time_steps"]
+    if stamps.denominator != 1:
+        raise ValueError(f"avg_active_pes x time_steps = {stamps} is not an integer")
+    return EvaluatedAnalysis(
+        **{
+            **{f.name: getattr(template, f.name) for f in fields(Analysis)},
+            "instances": values["instances"],
+            "macs": values["macs"],
+            "active_pes": values["active_pes"],
+            "time_steps": values["time_steps"],
+            "stamps": int(stamps),
+            "volumes": {
+                tensor: {s: None if v is None else side(tensor, s) for s, v in sides.items()}
+                for tensor, sides in template.volumes.items()
+            },
+            "warnings": [],
+        }
+    )
 
 
 def flatten_metrics(nested: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:

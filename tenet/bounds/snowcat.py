@@ -3,7 +3,7 @@
 A mapping tiles every rank r of size R into inner r0 and outer r1 = R / r0 (perfect
 factors), orders the non-unit outer loops, holds one tile per tensor at that one buffer
 level, and optionally bypasses tensors. Costs are evaluated for the whole mapspace at once
-with numpy (see `orojenesis.md`). The front is the least traffic over these Snowcat
+with numpy (docs/bounds.md). The front is the least traffic over these Snowcat
 mappings: every point is attained, so it is an upper bound on the least traffic possible,
 not a lower bound (per-tensor tile placement or imperfect tiles can move less; see
 docs/bounds.md).
@@ -20,7 +20,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import prod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import islpy as isl
 import numpy as np
@@ -30,6 +30,10 @@ from tenet.model.einsum import parse_einsum
 from tenet.model.workload import Workload
 from tenet.util.io import size_in_words
 from tenet.util.isl_util import count, maps_of, sets_of
+
+if TYPE_CHECKING:
+    from tenet.model.arch import Arch
+    from tenet.model.metrics import Analysis
 
 
 @dataclass(frozen=True)
@@ -314,8 +318,28 @@ class BoundResult:
 def evaluate(
     problem: Problem, bypass: bool = False, progress: Callable[[int, int], None] | None = None
 ) -> BoundResult:
-    """Buffer requirement and backing-store accesses of every mapping, and the front."""
-    space = build_mapspace(problem, progress)
+    """Buffer requirement and backing-store accesses of every mapping, and the front.
+
+    `progress(done, total)` counts the steps: the mapspace, each tensor's transfers, each
+    keep/bypass choice and the front."""
+    choices = (
+        list(itertools.product([True, False], repeat=len(problem.tensors)))
+        if bypass
+        else [(True,) * len(problem.tensors)]
+    )
+    steps = 1 + len(problem.tensors) + len(choices) + 1
+    done = 0
+
+    def step() -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done, steps)
+
+    if progress:
+        progress(0, steps)
+    space = build_mapspace(problem)
+    step()
     tiles, moved = [], []
     for tensor in problem.tensors:
         tile, words = transfers(tensor, space)
@@ -323,12 +347,8 @@ def evaluate(
             words = 2 * words - problem.size(tensor)  # read-modify-write, first read skipped
         tiles.append(tile)
         moved.append(words)
+        step()
     tiles_arr, moved_arr = np.stack(tiles, axis=1), np.stack(moved, axis=1)
-    choices = (
-        list(itertools.product([True, False], repeat=len(problem.tensors)))
-        if bypass
-        else [(True,) * len(problem.tensors)]
-    )
     bypass_cost = np.array(
         [problem.ops() if t.output else problem.macs for t in problem.tensors], dtype=np.int64
     )
@@ -338,6 +358,7 @@ def evaluate(
         buffers.append((tiles_arr * keep).sum(axis=1))
         accesses.append((moved_arr * keep).sum(axis=1) + int((bypass_cost * ~keep).sum()))
         kept.append(np.repeat(keep[None, :], len(space), axis=0))
+        step()
     result = BoundResult(
         problem,
         bypass,
@@ -347,6 +368,7 @@ def evaluate(
         np.concatenate(kept),
     )
     result.front = pareto_front(result.buffer, result.accesses)
+    step()
     return result
 
 
@@ -482,7 +504,7 @@ def area_split(
     return {"best": best, "curve": options}
 
 
-def bound_at_capacity(workload: Workload, arch, analysis: dict[str, Any]) -> dict[str, Any]:
+def bound_at_capacity(workload: Workload, arch: Arch, analysis: Analysis) -> dict[str, Any]:
     """The least traffic over Snowcat mappings at the array's on-chip capacity next to the
     dataflow's scratchpad traffic counted the same way (unique fetches of inputs; 2W - |O|
     for the output, whose partial sums are written W times and read back W - |O| times),
@@ -502,11 +524,11 @@ def bound_at_capacity(workload: Workload, arch, analysis: dict[str, Any]) -> dic
     # Charged like the front: inputs once per fetch, outputs read-modify-write (2W - |O|).
     traffic = 0
     for tensor in problem.tensors:
-        sides = analysis["tensors"][tensor.name]
+        sides = analysis.volumes[tensor.name]
         if tensor.output:
-            traffic += 2 * sides["write"]["unique"] - problem.size(tensor)
+            traffic += 2 * sides["write"].unique - problem.size(tensor)
         else:
-            traffic += sides["read"]["unique"]
+            traffic += sides["read"].unique
     return {
         "capacity_words": capacity,
         "accesses": point["accesses"] if point else None,

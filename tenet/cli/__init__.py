@@ -59,7 +59,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return command_module(args.command).run(args)
+        from tenet.cli.common import command_output
+
+        with command_output(args):
+            return command_module(args.command).run(args)
     except TenetError as exc:
         print(f"tenet: error: {exc}", file=sys.stderr)
         return exc.exit_code

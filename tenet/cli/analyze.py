@@ -21,6 +21,9 @@ from tenet.errors import InputError
 
 EXAMPLE = "example: tenet analyze -w gemm -a systolic-8x8 -d os-systolic-8x8 --set M=1024"
 
+#: The flag of each library parameter an error may name.
+FLAGS = {"fixed": "--set", "family": "--family"}
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
@@ -64,7 +67,6 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tenet.bounds.snowcat import bound_at_capacity
     from tenet.model.metrics import analyze
     from tenet.report.tables import render
 
@@ -75,9 +77,12 @@ def run(args: argparse.Namespace) -> int:
     if args.network:
         return run_network(args)
     workload, arch, dataflow = load_inputs(args)
-    result = analyze(workload, arch, dataflow, args.max_isl_ops).to_dict()
+    analysis = analyze(workload, arch, dataflow, args.max_isl_ops)
+    result = analysis.to_dict()
     if args.bound:
-        result["bound"] = bound_at_capacity(workload, arch, result)
+        from tenet.bounds.snowcat import bound_at_capacity
+
+        result["bound"] = bound_at_capacity(workload, arch, analysis)
     emit(render([result], args.format, color_for(args)), args.output)
     return 0
 
@@ -107,7 +112,10 @@ def run_symbolic(args: argparse.Namespace) -> int:
     if args.bound:
         raise InputError("is not available with --symbolic", "--bound")
     workload, arch, dataflow = load_inputs(args)
-    result = symbolic_analysis(workload, arch, dataflow, parse_sets(args.set), args.max_isl_ops)
+    try:
+        result = symbolic_analysis(workload, arch, dataflow, parse_sets(args.set), args.max_isl_ops)
+    except InputError as exc:  # the library names its parameter; the user typed a flag
+        raise type(exc)(exc.message, *(FLAGS.get(p, p) for p in (exc.source, exc.key))) from None
     emit(symbolic_report(result, args.format), args.output)
     return 0
 
@@ -127,15 +135,20 @@ def run_network_symbolic(args: argparse.Namespace) -> int:
     network, arch = network_inputs(args)
     family = [p.strip() for p in args.family.split(",") if p.strip()]
     with progress_bar("counting layer families") as tick:
-        result = analyze_network_symbolic(
-            network, arch, family, args.dataflow, args.max_isl_ops, progress=tick
-        )
+        try:
+            result = analyze_network_symbolic(
+                network, arch, family, args.dataflow, args.max_isl_ops, progress=tick
+            )
+        except InputError as exc:  # the library names its parameter; the user typed a flag
+            raise type(exc)(
+                exc.message, *(FLAGS.get(p, p) for p in (exc.source, exc.key))
+            ) from None
     text = render_network(result, args.format, color_for(args))
     if args.format == "table":
         lines = [
-            f"family {f['workload']} / {f['dataflow']} (symbols {', '.join(f['symbols'])}): "
-            f"{len(f['layers'])} layers from one count"
-            for f in result["families"]
+            f"family {f.workload} / {f.dataflow} (symbols {', '.join(f.symbols)}): "
+            f"{len(f.layers)} layer{'s' if len(f.layers) != 1 else ''} from one count"
+            for f in result.families
         ]
         text += "\n".join(lines) + "\n"
     emit(text, args.output)

@@ -5,9 +5,11 @@ line knows flags; the library takes plain values."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from tenet.errors import InputError
@@ -74,7 +76,7 @@ def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
         "--scheduler",
         metavar="URL",
         help="run the tasks on the Dask cluster whose scheduler listens at URL, "
-        "e.g. tcp://10.0.0.5:8786 (needs pip install 'tenet[dask]')",
+        "e.g. tcp://10.0.0.5:8786 (needs pip install 'tenet-dataflow[dask]')",
     )
     group.add_argument(
         "--journal",
@@ -131,8 +133,8 @@ def add_inputs(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_output(parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS) -> None:
-    """--format and -o."""
+def add_output(parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS):
+    """--format, -o and --wide; returns the group, for a command's own output options."""
     group = parser.add_argument_group("output")
     group.add_argument(
         "--format", choices=formats, default="table", help="output format (default: table)"
@@ -140,6 +142,13 @@ def add_output(parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS
     group.add_argument(
         "-o", "--output", metavar="FILE", help="write the result to FILE instead of stdout"
     )
+    group.add_argument(
+        "--wide",
+        action="store_true",
+        help="show tables whole on a terminal too (by default they fold or split their "
+        "columns to fit its width; files and pipes always get them whole)",
+    )
+    return group
 
 
 def add_max_isl_ops(parser, what: str = "isl operations limit against blow-ups") -> None:
@@ -156,6 +165,66 @@ def add_max_isl_ops(parser, what: str = "isl operations limit against blow-ups")
 def color_for(args: argparse.Namespace) -> bool:
     """Colour tables only when they go to a terminal."""
     return getattr(args, "format", "table") == "table" and not args.output and sys.stdout.isatty()
+
+
+def table_width(args: argparse.Namespace) -> int | None:
+    """The terminal's width when a table goes to one (and no `--wide`); None (tables whole)
+    when the output goes to a file or a pipe."""
+    if getattr(args, "wide", False) or getattr(args, "format", "table") != "table":
+        return None
+    if getattr(args, "output", None) or not sys.stdout.isatty():
+        return None
+    return shutil.get_terminal_size().columns
+
+
+@contextlib.contextmanager
+def command_output(args: argparse.Namespace) -> Iterator[None]:
+    """Around a command's run: refuse mistyped preset names and an `-o` that is one of the
+    inputs, and fit the tables to the terminal."""
+    from tenet.report.tables import fit_width
+
+    check_output(args, input_files(args))
+    with fit_width(table_width(args)):
+        yield
+
+
+def input_files(args: argparse.Namespace) -> list[tuple[str, Path]]:
+    """(flag, file) of every input named on the command line; a bare name that is neither a
+    file nor a preset is refused with the names closest to it."""
+    from tenet.formats.presets import find_arch, find_dataflow, find_network, find_workload
+
+    def values(name: str) -> list[str]:
+        value = getattr(args, name, None)
+        return [] if not value else [value] if isinstance(value, str) else list(value)
+
+    files = [("--tenet", Path(p)) for p in values("tenet")]
+    workload = None
+    for text in values("workload"):
+        workload = find_workload(text)
+        files.append(("-w", workload))
+    for text in values("network"):
+        files.append(("-n", find_network(text)))
+    for text in values("arch"):
+        files.append(("-a", find_arch(text)))
+    if not getattr(args, "network", None):  # with -n, -d names a dataflow of each layer
+        for text in values("dataflow"):
+            files.append(("-d", find_dataflow(text, workload)))
+    return files
+
+
+def check_output(args: argparse.Namespace, inputs: Sequence[tuple[str, Path]]) -> None:
+    """Refuse an `-o FILE` that would overwrite one of the input files."""
+    output = getattr(args, "output", None)
+    if not output or not Path(output).exists():
+        return
+    for flag, path in inputs:
+        with contextlib.suppress(OSError):
+            if path.exists() and os.path.samefile(output, path):
+                raise InputError(
+                    f"would overwrite the input file {str(path)!r} (given with {flag}); "
+                    "write the result to another file",
+                    "-o",
+                )
 
 
 def load_inputs(args: argparse.Namespace):

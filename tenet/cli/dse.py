@@ -7,6 +7,7 @@ import argparse
 from tenet.cli.common import (
     add_execution_arguments,
     add_max_isl_ops,
+    add_output,
     add_set_argument,
     color_for,
     emit,
@@ -17,6 +18,9 @@ from tenet.errors import InputError
 from tenet.explore.objectives import DEFAULT_OBJECTIVES, objective_help, parse_objectives
 
 EXAMPLE = "example: tenet dse -w gemm -a systolic-4x4 --set M=16 --set N=16 --set K=16"
+
+#: The flag of each library parameter an error may name.
+FLAGS = {"objectives": "--objectives", "limit": "--limit", "directory": "--emit"}
 
 
 def add_parser(sub) -> None:
@@ -68,9 +72,7 @@ def add_parser(sub) -> None:
         help="keep every dataflow with the same objective values as a front member",
     )
     add_max_isl_ops(group, "isl operations limit per analysis (a dataflow over it is skipped)")
-    group = p.add_argument_group("output")
-    group.add_argument("--format", choices=("table", "json"), default="table", help="output format")
-    group.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
+    group = add_output(p, ("table", "json"))
     group.add_argument(
         "--emit", metavar="DIR", help="write the front as dataflow YAML files DIR/dse-001.yaml, ..."
     )
@@ -92,7 +94,10 @@ def run(args: argparse.Namespace) -> int:
     for flag, value in (("-w/--workload", args.workload or args.network), ("-a/--arch", args.arch)):
         if not value:
             raise InputError(f"missing {flag}")
-    objectives = parse_objectives(args.objectives)
+    try:
+        objectives = parse_objectives(args.objectives)
+    except InputError as exc:  # the library names its parameter; the user typed a flag
+        raise type(exc)(exc.message, *(FLAGS.get(p, p) for p in (exc.source, exc.key))) from None
     options = {
         "skew": not args.no_skew,
         "limit": args.limit,
@@ -106,12 +111,15 @@ def run(args: argparse.Namespace) -> int:
         return run_dse_network(args, objectives, options)
     workload = load_workload(resolve_workload(args.workload), parse_sets(args.set))
     arch = load_arch(resolve_arch(args.arch))
-    with progress_bar("exploring dataflows") as tick:
-        report = explore(workload, arch, objectives, progress=tick, **options)
-    if args.emit:
-        emit_dataflows(report["pareto"], args.emit)
+    try:
+        with progress_bar("exploring dataflows") as tick:
+            report = explore(workload, arch, objectives, progress=tick, **options)
+        if args.emit:
+            emit_dataflows(report.pareto, args.emit)
+    except InputError as exc:  # the library names its parameter; the user typed a flag
+        raise type(exc)(exc.message, *(FLAGS.get(p, p) for p in (exc.source, exc.key))) from None
     if args.format == "json":
-        emit(to_json(report) + "\n", args.output)
+        emit(to_json(report.to_dict()) + "\n", args.output)
     else:
         emit(front_table(report, color_for(args)), args.output)
     return 0
@@ -131,12 +139,15 @@ def run_dse_network(args: argparse.Namespace, objectives: tuple[str, ...], optio
         raise InputError("does not apply to a network: put parameters in the network file", "--set")
     network = load_network(args.network)
     arch = load_arch(resolve_arch(args.arch))
-    with progress_bar("exploring dataflows per layer") as tick:
-        report = explore_network(network, arch, objectives, progress=tick, **options)
-    if args.emit:
-        emit_network(report, args.emit)
+    try:
+        with progress_bar("exploring dataflows per layer") as tick:
+            report = explore_network(network, arch, objectives, progress=tick, **options)
+        if args.emit:
+            emit_network(report, args.emit)
+    except InputError as exc:  # the library names its parameter; the user typed a flag
+        raise type(exc)(exc.message, *(FLAGS.get(p, p) for p in (exc.source, exc.key))) from None
     if args.format == "json":
-        emit(to_json(report) + "\n", args.output)
+        emit(to_json(report.to_dict()) + "\n", args.output)
     else:
         emit(network_tables(report, color_for(args)), args.output)
     return 0

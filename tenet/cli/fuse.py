@@ -6,7 +6,14 @@ import argparse
 from typing import Any
 
 from tenet.bounds.templates import STRATEGIES
-from tenet.cli.common import add_set_argument, color_for, emit, parse_assignments, parse_sets
+from tenet.cli.common import (
+    add_output,
+    add_set_argument,
+    color_for,
+    emit,
+    parse_assignments,
+    parse_sets,
+)
 from tenet.errors import InputError
 
 EXAMPLE = "example: tenet fuse -w gpt3-ffn --at 10MiB --at 257MiB"
@@ -81,9 +88,7 @@ def add_parser(sub) -> None:
     group.add_argument(
         "--perfect", action="store_true", help="search only tiles that divide their loops"
     )
-    group = p.add_argument_group("output")
-    group.add_argument("--format", choices=("table", "json"), default="table", help="output format")
-    group.add_argument("-o", "--output", metavar="FILE", help="write the result to FILE")
+    add_output(p, ("table", "json"))
     p.add_argument("--plot", metavar="FILE.png", help="draw every front on one log-log plot")
 
 

@@ -31,9 +31,11 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tenet.analysis.simulate import simulate
+    from tenet.report.progress import progress_bar
     from tenet.report.tables import render
 
     workload, arch, dataflow = load_inputs(args)
-    result = simulate(workload, arch, dataflow, args.max_instances).to_dict()
+    with progress_bar("enumerating instances") as tick:
+        result = simulate(workload, arch, dataflow, args.max_instances, tick).to_dict()
     emit(render([result], args.format, color_for(args)), args.output)
     return 0

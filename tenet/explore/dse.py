@@ -15,7 +15,7 @@ import pickle
 import random
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -32,12 +32,9 @@ from tenet.explore.objectives import (
 )
 from tenet.model.arch import Arch
 from tenet.model.dataflow import Dataflow
-from tenet.model.metrics import analyze
+from tenet.model.metrics import Analysis, analyze
 from tenet.model.workload import Workload
 from tenet.util.isl_util import DEFAULT_MAX_OPERATIONS, parse_union_map, sets_of
-
-# --- objectives --------------------------------------------------------------------------------
-
 
 # --- the design space --------------------------------------------------------------------------
 
@@ -283,6 +280,12 @@ def probe_points(workload: Workload, space: DesignSpace, count: int = 12) -> lis
     return points
 
 
+def check_limit(limit: int | None) -> None:
+    """A sample size is positive (or None: no sampling)."""
+    if limit is not None and limit < 1:
+        raise InputError(f"must be positive, got {limit}", "limit")
+
+
 @dataclass(frozen=True)
 class Enumerated:
     """A distinct candidate as isl text: its name, space map and time map."""
@@ -306,8 +309,7 @@ def distinct_candidates(
     relations are found with isl's `is_equal`, compared only when Python stamps of a few
     probe instances coincide (equal relations always give equal stamps).
     """
-    if limit is not None and limit < 1:
-        raise InputError(f"must be positive, got {limit}", "--limit")
+    check_limit(limit)
     order = list(range(len(all_candidates)))
     if limit is not None and limit < len(order):
         random.Random(0 if seed is None else seed).shuffle(order)
@@ -437,12 +439,12 @@ def _task_runner() -> Callable[..., dict[str, dict]]:
 # --- the Pareto front --------------------------------------------------------------------------
 
 
-def objective_vector(result: dict[str, Any], objectives: Sequence[str]) -> tuple[float, ...]:
+def objective_vector(analysis: Analysis, objectives: Sequence[str]) -> tuple[float, ...]:
     """The objectives of one analysis, each signed so that smaller is better."""
     out = []
     for name in objectives:
         objective = OBJECTIVES[name]
-        value = objective.value(result)
+        value = objective.value(analysis)
         out.append(-value if objective.maximize else value)
     return tuple(out)
 
@@ -466,6 +468,67 @@ def pareto_indices(vectors: Sequence[Sequence[float]], keep_ties: bool = False) 
     return front
 
 
+@dataclass
+class FrontEntry:
+    """A dataflow on the Pareto front: its analysis (the dataflow named dse-001, ...), its
+    notation and isl text, and the objectives of the search."""
+
+    analysis: Analysis
+    notation: str | None
+    space: str
+    time: str
+    objectives: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return self.analysis.dataflow
+
+    def objective_values(self) -> dict[str, int | float]:
+        """{objective: value}, in the order of the search's objectives."""
+        return {name: OBJECTIVES[name].value(self.analysis) for name in self.objectives}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The analyze JSON with "notation", "name", "space", "time" and "objectives"."""
+        return {
+            **self.analysis.to_dict(),
+            "notation": self.notation,
+            "name": self.name,
+            "space": self.space,
+            "time": self.time,
+            "objectives": self.objective_values(),
+        }
+
+
+@dataclass
+class DseResult:
+    """What `explore` found: the counts of the search and the Pareto front, sorted by the
+    objectives in order."""
+
+    workload: str
+    arch: str
+    objectives: tuple[str, ...]
+    candidates: int  # the raw space
+    evaluated: int  # distinct candidates analyzed
+    legal: int
+    skipped: int  # isl gave up
+    ties: int  # legal dataflows equal on every objective to a front member, left out
+    pareto: list[FrontEntry]
+
+    def to_dict(self) -> dict[str, Any]:
+        """`tenet dse`'s JSON object."""
+        return {
+            "workload": self.workload,
+            "arch": self.arch,
+            "objectives": list(self.objectives),
+            "candidates": self.candidates,
+            "evaluated": self.evaluated,
+            "legal": self.legal,
+            "skipped": self.skipped,
+            "ties": self.ties,
+            "pareto": [entry.to_dict() for entry in self.pareto],
+        }
+
+
 def explore(
     workload: Workload,
     arch: Arch,
@@ -480,13 +543,11 @@ def explore(
     scheduler: str | None = None,
     journal: str | None = None,
     progress: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
+) -> DseResult:
     """Validate and analyze every distinct candidate; the Pareto front of `objectives`.
 
-    Returns {"workload", "arch", "objectives", "candidates" (raw space size), "evaluated",
-    "legal", "skipped" (isl gave up), "ties" (legal dataflows equal on every objective to a
-    front member and left out; none with `keep_ties`), "pareto": [ANALYZE + "notation",
-    "name", "space", "time", "objectives"]}, the front sorted by the objectives in order.
+    Tied dataflows (equal on every objective to a front member) are left out and counted,
+    unless `keep_ties`.
     """
     objectives = parse_objectives(objectives)
     raw_size, found = enumerate_candidates(workload, arch, skew, limit, seed, interleave)
@@ -513,34 +574,27 @@ def explore(
         if "error" in outcome:
             skipped += 1
             continue
-        analyses.append((e, outcome["analysis"]))
-    vectors = [objective_vector(result, objectives) for _, result in analyses]
+        record = dict(outcome["analysis"])
+        notation = record.pop("notation")
+        try:
+            analyses.append((e, Analysis.from_dict(record, arch), notation))
+        except ValueError as exc:
+            if journal is None:
+                raise
+            raise InputError(f"{exc}; delete the journal to search again", str(journal)) from None
+    vectors = [objective_vector(analysis, objectives) for _, analysis, _ in analyses]
     front = pareto_indices(vectors, keep_ties)
     front.sort(key=lambda i: (vectors[i], i))
     pareto = []
     for rank, i in enumerate(front, start=1):
-        e, result = analyses[i]
-        name = f"dse-{rank:03d}"
-        entry = dict(result)
-        entry["dataflow"] = name
-        entry["name"] = name
-        entry["space"] = e.space
-        entry["time"] = e.time
-        entry["objectives"] = {n: OBJECTIVES[n].value(result) for n in objectives}
-        pareto.append(entry)
+        e, analysis, notation = analyses[i]
+        named = replace(analysis, dataflow=f"dse-{rank:03d}")
+        pareto.append(FrontEntry(named, notation, e.space, e.time, objectives))
     on_front = {tuple(vectors[i]) for i in front}
     ties = sum(1 for v in vectors if tuple(v) in on_front) - len(front)
-    return {
-        "workload": workload.name,
-        "arch": arch.name,
-        "objectives": list(objectives),
-        "candidates": raw_size,
-        "evaluated": len(found),
-        "legal": legal,
-        "skipped": skipped,
-        "ties": ties,
-        "pareto": pareto,
-    }
+    return DseResult(
+        workload.name, arch.name, objectives, raw_size, len(found), legal, skipped, ties, pareto
+    )
 
 
 # --- whole networks ----------------------------------------------------------------------------
@@ -551,18 +605,64 @@ def _layer_key(layer) -> str:
     return repr((layer.workload_ref, sorted(layer.params.items()), layer.stride, layer.dilation))
 
 
+@dataclass
+class LayerFront:
+    """A layer of a network and the search of its shape (shared by identical layers)."""
+
+    layer: str
+    count: int
+    result: DseResult
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"layer": self.layer, "count": self.count, **self.result.to_dict()}
+
+
+@dataclass
+class NetworkPoint:
+    """A point of the network front: Σ count · objective, and the dataflow of each layer."""
+
+    objectives: dict[str, int | float]
+    dataflows: dict[str, str]  # layer -> front entry name
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"objectives": dict(self.objectives), "dataflows": dict(self.dataflows)}
+
+
+@dataclass
+class NetworkDseResult:
+    """`explore` for every distinct layer of a network, and the network's front."""
+
+    network: str
+    arch: str
+    objectives: tuple[str, ...]
+    evaluated: int  # over the distinct layers
+    legal: int
+    layers: list[LayerFront]
+    network_front: list[NetworkPoint]
+
+    def to_dict(self) -> dict[str, Any]:
+        """`tenet dse -n`'s JSON object."""
+        return {
+            "network": self.network,
+            "arch": self.arch,
+            "objectives": list(self.objectives),
+            "evaluated": self.evaluated,
+            "legal": self.legal,
+            "layers": [layer.to_dict() for layer in self.layers],
+            "network_front": [point.to_dict() for point in self.network_front],
+        }
+
+
 def explore_network(
     network,
     arch: Arch,
     objectives: Sequence[str] = DEFAULT_OBJECTIVES,
     **options: Any,
-) -> dict[str, Any]:
+) -> NetworkDseResult:
     """`explore` for every distinct layer of a network, and the network's front.
 
     A network point picks one front dataflow per layer; its objectives are Σ count · value
-    (additive objectives only). Returns {"network", "arch", "objectives", "evaluated",
-    "legal" (over distinct layers), "layers": [{"layer", "count", **explore report}],
-    "network_front": [{"objectives", "dataflows": {layer: front name}}]}.
+    (additive objectives only).
     """
     from tenet.explore.network import in_layer, layer_workload
 
@@ -572,30 +672,31 @@ def explore_network(
             raise InputError(
                 f"objective {name!r} does not add up over layers; with -n use: "
                 + ", ".join(ADDITIVE_OBJECTIVES),
-                "--objectives",
+                "objectives",
             )
-    reports: dict[str, dict[str, Any]] = {}
+    check_limit(options.get("limit"))  # an error of the options, not of a layer
+    results: dict[str, DseResult] = {}
     layers = []
     for n, layer in enumerate(network.layers):
         key = _layer_key(layer)
-        if key not in reports:
+        if key not in results:
             try:
-                reports[key] = explore(layer_workload(layer), arch, objectives, **options)
+                results[key] = explore(layer_workload(layer), arch, objectives, **options)
             except InputError as exc:
                 raise in_layer(exc, network.source, n, layer.name) from None
-        layers.append({"layer": layer.name, "count": layer.count, **reports[key]})
-    return {
-        "network": network.name,
-        "arch": arch.name,
-        "objectives": list(objectives),
-        "evaluated": sum(r["evaluated"] for r in reports.values()),
-        "legal": sum(r["legal"] for r in reports.values()),
-        "layers": layers,
-        "network_front": network_front(layers, objectives),
-    }
+        layers.append(LayerFront(layer.name, layer.count, results[key]))
+    return NetworkDseResult(
+        network.name,
+        arch.name,
+        objectives,
+        sum(r.evaluated for r in results.values()),
+        sum(r.legal for r in results.values()),
+        layers,
+        network_front(layers, objectives),
+    )
 
 
-def network_front(layers: Sequence[dict[str, Any]], objectives: Sequence[str]) -> list[dict]:
+def network_front(layers: Sequence[LayerFront], objectives: Sequence[str]) -> list[NetworkPoint]:
     """The Pareto front of Σ count · objectives over one front dataflow per layer.
 
     Built layer by layer, pruning dominated partial sums: a dominated choice in one layer
@@ -605,15 +706,15 @@ def network_front(layers: Sequence[dict[str, Any]], objectives: Sequence[str]) -
     for layer in layers:
         combined = []
         for vector, choice in partial:
-            for entry in layer["pareto"]:
-                step = [_exact(v) for v in objective_vector(entry, objectives)]
-                total = tuple(a + layer["count"] * b for a, b in zip(vector, step))
-                combined.append((total, {**choice, layer["layer"]: entry["name"]}))
+            for entry in layer.result.pareto:
+                step = [_exact(v) for v in objective_vector(entry.analysis, objectives)]
+                total = tuple(a + layer.count * b for a, b in zip(vector, step))
+                combined.append((total, {**choice, layer.layer: entry.name}))
         kept = pareto_indices([v for v, _ in combined])
         partial = [combined[i] for i in kept]
     partial.sort(key=lambda item: item[0])
     return [
-        {"objectives": {n: _plain(v) for n, v in zip(objectives, vector)}, "dataflows": choice}
+        NetworkPoint({n: _plain(v) for n, v in zip(objectives, vector)}, choice)
         for vector, choice in partial
         if choice
     ]
@@ -628,48 +729,49 @@ def _plain(value: int | Fraction) -> int | float:
     return float(value) if isinstance(value, Fraction) else value
 
 
-def emit_network(report: dict[str, Any], directory: str | Path) -> list[Path]:
+def emit_network(result: NetworkDseResult, directory: str | Path) -> list[Path]:
     """Each layer's front in `DIR/<layer>/dse-001.yaml`, ...; the paths written."""
     paths = []
-    for layer in report["layers"]:
-        folder = re.sub(r"[^A-Za-z0-9_.-]", "_", layer["layer"])
-        paths += emit(layer["pareto"], Path(directory) / folder)
+    for layer in result.layers:
+        folder = re.sub(r"[^A-Za-z0-9_.-]", "_", layer.layer)
+        paths += emit(layer.result.pareto, Path(directory) / folder)
     return paths
 
 
 # --- writing the winners -----------------------------------------------------------------------
 
 
-def dataflow_yaml(entry: dict[str, Any]) -> str:
+def dataflow_yaml(entry: FrontEntry) -> str:
     """A dataflow YAML file for one front entry, its notation and objectives as comments."""
     values = ", ".join(
-        f"{k} {v:,}" if isinstance(v, int) else f"{k} {v!r}" for k, v in entry["objectives"].items()
+        f"{k} {v:,}" if isinstance(v, int) else f"{k} {v!r}"
+        for k, v in entry.objective_values().items()
     )
     return (
-        f"# Found by tenet dse: {entry['workload']} on {entry['arch']}.\n"
-        f"# notation: {entry['notation']}\n"
+        f"# Found by tenet dse: {entry.analysis.workload} on {entry.analysis.arch}.\n"
+        f"# notation: {entry.notation}\n"
         f"# {values}\n"
-        f'name: "{entry["name"]}"\n'
-        f'space: "{entry["space"]}"\n'
-        f'time:  "{entry["time"]}"\n'
+        f'name: "{entry.name}"\n'
+        f'space: "{entry.space}"\n'
+        f'time:  "{entry.time}"\n'
     )
 
 
-def emit(front: Sequence[dict[str, Any]], directory: str | Path) -> list[Path]:
+def emit(front: Sequence[FrontEntry], directory: str | Path) -> list[Path]:
     """Write each front entry as `DIR/<name>.yaml` (dse-001.yaml, ...); the paths written."""
     folder = Path(directory)
     if folder.exists() and not folder.is_dir():
-        raise InputError("exists and is not a directory", str(directory), "--emit")
+        raise InputError("exists and is not a directory", str(directory), "directory")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         paths = []
         for entry in front:
-            path = folder / f"{entry['name']}.yaml"
+            path = folder / f"{entry.name}.yaml"
             path.write_text(dataflow_yaml(entry))
             paths.append(path)
     except OSError as exc:
         raise InputError(
-            f"cannot write dataflows: {exc.strerror}", str(directory), "--emit"
+            f"cannot write dataflows: {exc.strerror}", str(directory), "directory"
         ) from None
     return paths
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -18,9 +18,8 @@ from tenet.model.arch import Arch
 from tenet.model.checks import example_point
 from tenet.model.dataflow import bind_dataflow, load_dataflow
 from tenet.model.einsum import TensorRef, parse_einsum
-from tenet.model.metrics import TENSOR_FIELDS, Analysis, analyze_bound
+from tenet.model.metrics import Analysis, Totals, analyze_bound
 from tenet.model.workload import (
-    SIDES,
     Workload,
     _einsum_statements,
     _param_values,
@@ -35,9 +34,6 @@ LAYER_KEYS = ("name", "workload", "params", "dataflow", "count", "stride", "dila
 #: Per spatial axis, the (output loop, filter loop) pairs whose sum indexes a convolution's
 #: input: `ox+rx`, `oy+ry` in conv2d and depthwise-conv, `p+r`, `q+s` in the conv-* presets.
 CONV_AXES = ((("ox", "rx"), ("p", "r")), (("oy", "ry"), ("q", "s")))
-
-#: The additive volumes of the network totals, per access side.
-VOLUME_KEYS = TENSOR_FIELDS[:5]  # the additive ones
 
 
 # --- reading a network ----------------------------------------------------------------------
@@ -289,18 +285,32 @@ def analyze_layer(
     return analyze_bound(workload, arch, bound, dataflow.name, max_isl_ops, dataflow.source)
 
 
-def run_layer_job(job: LayerJob) -> dict[str, Any]:
-    """A worker: the analyze JSON of one layer run, its |ST| and its exact energy."""
+def layer_analysis(job: LayerJob) -> Analysis:
+    """One run of the job's layer; an InputError names the layer."""
     try:
-        analysis = analyze_layer(job.layer, job.arch, job.dataflow, job.max_isl_ops)
+        return analyze_layer(job.layer, job.arch, job.dataflow, job.max_isl_ops)
     except InputError as exc:
         raise in_layer(exc, job.source, job.index, job.layer.name) from None
+
+
+def run_layer_job(job: LayerJob) -> dict[str, Any]:
+    """A worker: the journal record of one layer run (its analyze JSON, |ST| and exact energy)."""
+    analysis = layer_analysis(job)
     energy = analysis.energy_exact
     return {
         "analysis": analysis.to_dict(),
         "stamps": analysis.stamps,
         "energy": [energy.numerator, energy.denominator],
     }
+
+
+def record_analysis(record: Mapping[str, Any], arch: Arch) -> Analysis:
+    """The Analysis of a `run_layer_job` record; ValueError if its numbers do not follow from
+    its counts on `arch` (a journal written with other constants)."""
+    analysis = Analysis.from_dict(record["analysis"], arch, record["stamps"])
+    if analysis.energy_exact != Fraction(*record["energy"]):
+        raise ValueError(f"the energy of {analysis.dataflow!r} does not follow from its counts")
+    return analysis
 
 
 def job_key(job: LayerJob) -> str:
@@ -319,6 +329,52 @@ def job_key(job: LayerJob) -> str:
     )
 
 
+@dataclass
+class LayerResult:
+    """One layer of a network and the analysis of one run of it."""
+
+    layer: Layer
+    analysis: Analysis
+
+    @property
+    def count(self) -> int:
+        """Runs of the layer in the network."""
+        return self.layer.count
+
+    def to_dict(self) -> dict[str, Any]:
+        """The analyze JSON of one run, with the layer's name, count and shape."""
+        layer = self.layer
+        return {
+            "layer": layer.name,
+            "count": layer.count,
+            **self.analysis.to_dict(),
+            "params": dict(layer.params),
+            "stride": list(layer.stride),
+            "dilation": list(layer.dilation),
+        }
+
+
+@dataclass
+class NetworkResult:
+    """Per-layer analyses and the network totals (every run of every layer)."""
+
+    network: str
+    arch: str
+    layers: list[LayerResult]
+    total: Totals
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """`tenet analyze -n`'s JSON object."""
+        return {
+            "network": self.network,
+            "arch": self.arch,
+            "layers": [layer.to_dict() for layer in self.layers],
+            "total": self.total.to_dict(),
+            "notes": list(self.notes),
+        }
+
+
 def analyze_network(
     network: Network,
     arch: Arch,
@@ -328,8 +384,8 @@ def analyze_network(
     scheduler: str | None = None,
     journal: str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
-    """Per-layer analyze results and network totals.
+) -> NetworkResult:
+    """Per-layer analyses and network totals.
 
     `dataflow` (names, comma-separated: the first one each layer's workload has) applies to
     every layer without a `dataflow:` of its own. Identical layers are analyzed once.
@@ -345,70 +401,32 @@ def analyze_network(
     distinct: dict[str, LayerJob] = {}
     for key, job in zip(keys, layer_jobs):
         distinct.setdefault(key, job)
-    results = run_tasks(run_layer_job, list(distinct.items()), jobs, scheduler, journal, progress)
-    runs = [(layer, results[key]) for layer, key in zip(network.layers, keys)]
-    return {
-        "network": network.name,
-        "arch": arch.name,
-        "layers": [layer_entry(layer, run) for layer, run in runs],
-        "total": network_totals([(layer.count, run) for layer, run in runs], arch.pe_count),
-        "notes": list(network.notes),
-    }
+    records = run_tasks(run_layer_job, list(distinct.items()), jobs, scheduler, journal, progress)
+    analyses = {}
+    for key, record in records.items():
+        try:
+            analyses[key] = record_analysis(record, arch)
+        except ValueError as exc:
+            if journal is None:
+                raise
+            raise InputError(f"{exc}; delete the journal to count again", str(journal)) from None
+    return network_result(network, arch, [analyses[key] for key in keys], list(network.notes))
 
 
-def layer_entry(layer: Layer, run: dict[str, Any]) -> dict[str, Any]:
-    """The analyze JSON of one run of the layer, with its name, count and shape."""
-    return {
-        "layer": layer.name,
-        "count": layer.count,
-        **run["analysis"],
-        "params": dict(layer.params),
-        "stride": list(layer.stride),
-        "dilation": list(layer.dilation),
-    }
+def network_result(
+    network: Network, arch: Arch, analyses: list[Analysis], notes: list[str]
+) -> NetworkResult:
+    """The layers with their analyses (one run each) and the totals of every run."""
+    layers = [LayerResult(layer, analysis) for layer, analysis in zip(network.layers, analyses)]
+    return NetworkResult(
+        network.name, arch.name, layers, network_totals(layers, arch.pe_count), notes
+    )
 
 
-def network_totals(runs: list[tuple[int, dict[str, Any]]], pe_count: int) -> dict[str, Any]:
-    """Σ count·x of the additive counts; ratios recomputed from those sums (docs/networks.md)."""
-    total = {
-        "layers": sum(count for count, _ in runs),
-        "instances": 0,
-        "macs": 0,
-        "pe_count": pe_count,
-        "active_pes": max(run["analysis"]["active_pes"] for _, run in runs),
-        "time_steps": 0,
-        "stamps": 0,
-        "delay": {"ingress": 0, "egress": 0, "compute": 0, "latency": 0},
-        "volumes": {side: dict.fromkeys(VOLUME_KEYS, 0) for side in SIDES},
-        "accesses": dict.fromkeys(("l1_reads", "l1_writes", "l2_reads", "l2_writes"), 0),
-    }
-    energy = Fraction(0)
-    for count, run in runs:
-        result = run["analysis"]
-        for key in ("instances", "macs", "time_steps"):
-            total[key] += count * result[key]
-        total["stamps"] += count * run["stamps"]
-        for key in total["delay"]:
-            total["delay"][key] += count * result["delay"][key]
-        for sides in result["tensors"].values():
-            for side, volumes in sides.items():
-                if volumes is not None:
-                    for key in VOLUME_KEYS:
-                        total["volumes"][side][key] += count * volumes[key]
-        for accesses in result["accesses"].values():
-            for key in total["accesses"]:
-                total["accesses"][key] += count * accesses[key]
-        energy += count * Fraction(*run["energy"])
-    compute = total["delay"]["compute"]
-    volumes = total["volumes"]
-    total["avg_active_pes"] = total["stamps"] / total["time_steps"]
-    total["utilization"] = total["macs"] / (pe_count * total["delay"]["latency"])
-    total["energy"] = float(energy)
-    total["bandwidth"] = {
-        "ibw": sum(v["spatial_reuse"] for v in volumes.values()) / compute,
-        "sbw": sum(v["unique"] for v in volumes.values()) / compute,
-    }
-    return total
+def network_totals(layers: list[LayerResult], pe_count: int) -> Totals:
+    """Σ count · (one run's totals): the counts add up, the ratios are recomputed from the
+    sums (docs/networks.md)."""
+    return sum((layer.count * Totals.of(layer.analysis) for layer in layers), Totals(pe_count))
 
 
 # --- output ---------------------------------------------------------------------------------

@@ -10,62 +10,68 @@ counted directly (their einsum is rewritten, not read from a YAML file).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
-from fractions import Fraction
+from dataclasses import dataclass, field
 from typing import Any
 
-from tenet.analysis.symbolic import evaluate_symbolic, symbolic_analysis
+from tenet.analysis.symbolic import evaluate_symbolic, evaluated_analysis, symbolic_analysis
 from tenet.errors import InputError
 from tenet.explore.network import (
     LayerJob,
     Network,
+    NetworkResult,
     in_layer,
+    layer_analysis,
     layer_dataflow,
-    layer_entry,
     layer_workload,
-    network_totals,
-    run_layer_job,
+    network_result,
     workload_path,
 )
 from tenet.model.arch import Arch
 from tenet.model.dataflow import load_dataflow
+from tenet.model.metrics import Analysis
 from tenet.util.io import load_yaml
 from tenet.util.isl_util import DEFAULT_MAX_OPERATIONS
 
+NOTE = (
+    "symbolic: layers of a family are its formulas evaluated at their sizes; they "
+    "carry no warnings (run without --symbolic to see them)"
+)
 
-def _set_leaf(tree: Any, key: str, value: int | Fraction | None) -> bool:
-    """Put `value` at the dotted `key` of an analyze result, in the type the leaf has there
-    (int counts stay ints, ratios become floats like analyze's); False if there is no leaf."""
-    parts = key.split(".")
-    node = tree
-    for part in parts[:-1]:
-        if isinstance(node, list):
-            index = int(part)
-            if index >= len(node):
-                return False
-            node = node[index]
-        elif isinstance(node, dict) and part in node:
-            node = node[part]
-        else:
-            return False
-    last = parts[-1]
-    if isinstance(node, list):
-        last = int(last)
-        if last >= len(node):
-            return False
-    elif not isinstance(node, dict) or last not in node:
-        return False
-    old = node[last]
-    if value is None:
-        node[last] = None
-    elif isinstance(old, int) and not isinstance(old, bool):
-        if Fraction(value).denominator != 1:
-            raise ValueError(f"{key} = {value} is not an integer")
-        node[last] = int(value)
-    else:
-        node[last] = float(value)
-    return True
+
+@dataclass
+class Family:
+    """Layers counted once: a workload and dataflow with `symbols` left symbolic."""
+
+    workload: str
+    dataflow: str
+    symbols: list[str]
+    fixed: dict[str, int]
+    layers: list[str]  # the layers evaluated from the family's formulas
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "workload": self.workload,
+            "dataflow": self.dataflow,
+            "symbols": list(self.symbols),
+            "fixed": dict(self.fixed),
+            "layers": list(self.layers),
+        }
+
+
+@dataclass
+class SymbolicNetworkResult(NetworkResult):
+    """A network result whose layers come from family formulas (or direct counts)."""
+
+    families: list[Family] = field(default_factory=list)
+    counted_directly: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **super().to_dict(),
+            "families": [family.to_dict() for family in self.families],
+            "counted_directly": list(self.counted_directly),
+        }
 
 
 def _defaults(path) -> dict[str, int]:
@@ -89,8 +95,8 @@ def analyze_network_symbolic(
     dataflow: str | None = None,
     max_isl_ops: int = DEFAULT_MAX_OPERATIONS,
     progress: Callable[[int, int], None] | None = None,
-) -> dict[str, Any]:
-    """Per-layer results and totals like `analyze_network`, counting each family once."""
+) -> SymbolicNetworkResult:
+    """Per-layer analyses and totals like `analyze_network`, counting each family once."""
     wanted = set(family)
     declared = {p for layer in network.layers for p in _defaults(workload_path(layer))}
     unknown = sorted(wanted - declared)
@@ -98,7 +104,7 @@ def analyze_network_symbolic(
         raise InputError(
             f"no layer's workload has a parameter {unknown[0]!r} "
             f"(they have: {', '.join(sorted(declared))})",
-            "--family",
+            "family",
         )
     groups: dict[str, list[int]] = {}
     direct: list[int] = []
@@ -115,12 +121,12 @@ def analyze_network_symbolic(
             groups.setdefault(key, []).append(n)
     total_steps = len(groups) + len(direct)
     done = 0
-    runs: list[dict[str, Any] | None] = [None] * len(network.layers)
+    runs: list[Analysis | None] = [None] * len(network.layers)
     families = []
     for members in groups.values():
         first = network.layers[members[0]]
         job = LayerJob(first, members[0], arch, paths[members[0]], max_isl_ops, network.source)
-        template = run_layer_job(job)
+        template = layer_analysis(job)
         defaults = _defaults(workload_path(first))
         symbols = [p for p in defaults if p in wanted]
         fixed = {k: v for k, v in {**defaults, **first.params}.items() if k not in wanted}
@@ -139,51 +145,23 @@ def analyze_network_symbolic(
             except InputError:  # outside the formulas' domain: count this one directly
                 direct.append(n)
                 continue
-            analysis = copy.deepcopy(template["analysis"])
-            analysis["warnings"] = []
-            for key, value in values.items():
-                _set_leaf(analysis, key, value)
-            stamps = Fraction(values["avg_active_pes"]) * values["time_steps"]
-            energy = Fraction(values["energy"])
-            runs[n] = {
-                "analysis": analysis,
-                "stamps": int(stamps),
-                "energy": [energy.numerator, energy.denominator],
-            }
+            runs[n] = evaluated_analysis(template, values)
             counted.append(layer.name)
         families.append(
-            {
-                "workload": template["analysis"]["workload"],
-                "dataflow": template["analysis"]["dataflow"],
-                "symbols": result["symbols"],
-                "fixed": fixed,
-                "layers": counted,
-            }
+            Family(template.workload, template.dataflow, result["symbols"], fixed, counted)
         )
         done += 1
         if progress:
             progress(done, total_steps)
     for n in direct:
         layer = network.layers[n]
-        runs[n] = run_layer_job(LayerJob(layer, n, arch, paths[n], max_isl_ops, network.source))
+        runs[n] = layer_analysis(LayerJob(layer, n, arch, paths[n], max_isl_ops, network.source))
         done += 1
         if progress:
             progress(done, max(done, total_steps))
-    layers = network.layers
-    return {
-        "network": network.name,
-        "arch": arch.name,
-        "layers": [layer_entry(layer, run) for layer, run in zip(layers, runs)],
-        "total": network_totals(
-            [(layer.count, run) for layer, run in zip(layers, runs)], arch.pe_count
-        ),
-        "notes": [
-            *network.notes,
-            (
-                "symbolic: layers of a family are its formulas evaluated at their sizes; they "
-                "carry no warnings (run without --symbolic to see them)"
-            ),
-        ],
-        "families": families,
-        "counted_directly": [layers[n].name for n in sorted(set(direct))],
-    }
+    plain = network_result(network, arch, runs, [*network.notes, NOTE])
+    return SymbolicNetworkResult(
+        **vars(plain),
+        families=families,
+        counted_directly=[network.layers[n].name for n in sorted(set(direct))],
+    )

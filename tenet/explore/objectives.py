@@ -5,53 +5,42 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from operator import attrgetter
+from typing import TYPE_CHECKING
 
 from tenet.errors import InputError
+
+if TYPE_CHECKING:
+    from tenet.model.metrics import Analysis
 
 
 @dataclass(frozen=True)
 class Objective:
-    """A metric of the `analyze` JSON that the search minimises (or maximises)."""
+    """A metric of an `Analysis` that the search minimises (or maximises); `meaning` names
+    the key of the `analyze` JSON that holds it."""
 
     name: str
     meaning: str
-    value: Callable[[dict[str, Any]], int | float]
+    value: Callable[[Analysis], int | float]
     maximize: bool = False
-
-
-def scratchpad_traffic(result: dict[str, Any]) -> int:
-    """Σ over tensors and sides of `unique`: words moved between scratchpad and PEs."""
-    return sum(
-        side["unique"]
-        for sides in result["tensors"].values()
-        for side in sides.values()
-        if side is not None
-    )
 
 
 OBJECTIVES: dict[str, Objective] = {
     o.name: o
     for o in (
+        Objective("latency", "delay.latency: max(ingress, egress, compute)", attrgetter("latency")),
+        Objective("energy", "energy: MACs + L1 + L2 accesses", attrgetter("energy")),
+        Objective("sbw", "bandwidth.sbw: scratchpad words per cycle", attrgetter("sbw")),
+        Objective("ibw", "bandwidth.ibw: interconnect words per cycle", attrgetter("ibw")),
         Objective(
-            "latency",
-            "delay.latency: max(ingress, egress, compute)",
-            lambda r: r["delay"]["latency"],
+            "traffic", "sum of unique: scratchpad words moved", attrgetter("scratchpad_traffic")
         ),
-        Objective("energy", "energy: MACs + L1 + L2 accesses", lambda r: r["energy"]),
-        Objective(
-            "sbw", "bandwidth.sbw: scratchpad words per cycle", lambda r: r["bandwidth"]["sbw"]
-        ),
-        Objective(
-            "ibw", "bandwidth.ibw: interconnect words per cycle", lambda r: r["bandwidth"]["ibw"]
-        ),
-        Objective("traffic", "sum of unique: scratchpad words moved", scratchpad_traffic),
-        Objective("ingress", "delay.ingress", lambda r: r["delay"]["ingress"]),
-        Objective("egress", "delay.egress", lambda r: r["delay"]["egress"]),
-        Objective("compute", "delay.compute", lambda r: r["delay"]["compute"]),
-        Objective("time_steps", "time_steps", lambda r: r["time_steps"]),
-        Objective("utilization", "utilization (maximised)", lambda r: r["utilization"], True),
-        Objective("active_pes", "active_pes (maximised)", lambda r: r["active_pes"], True),
+        Objective("ingress", "delay.ingress", attrgetter("ingress_delay")),
+        Objective("egress", "delay.egress", attrgetter("egress_delay")),
+        Objective("compute", "delay.compute", attrgetter("compute_delay")),
+        Objective("time_steps", "time_steps", attrgetter("time_steps")),
+        Objective("utilization", "utilization (maximised)", attrgetter("utilization"), True),
+        Objective("active_pes", "active_pes (maximised)", attrgetter("active_pes"), True),
     )
 }
 
@@ -65,15 +54,15 @@ def parse_objectives(text: str | Sequence[str]) -> tuple[str, ...]:
     names = [n for n in names if n]
     if not names:
         raise InputError(
-            "expected comma-separated objective names, e.g. latency,energy", "--objectives"
+            "expected comma-separated objective names, e.g. latency,energy", "objectives"
         )
     for name in names:
         if name not in OBJECTIVES:
             raise InputError(
-                f"unknown objective {name!r} (known: {', '.join(OBJECTIVES)})", "--objectives"
+                f"unknown objective {name!r} (known: {', '.join(OBJECTIVES)})", "objectives"
             )
     if len(set(names)) != len(names):
-        raise InputError("an objective is named twice", "--objectives")
+        raise InputError("an objective is named twice", "objectives")
     return tuple(names)
 
 

@@ -23,7 +23,7 @@ def import_onnx(source: str | None = None):
         import onnx
     except ImportError:
         raise InputError(
-            "reading ONNX models needs the onnx package: pip install 'tenet[onnx]'", source
+            "reading ONNX models needs the onnx package: pip install 'tenet-dataflow[onnx]'", source
         ) from None
     return onnx
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
+
+from tenet.errors import InputError
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # the tenet package
 
@@ -91,3 +94,69 @@ def list_presets() -> dict[str, list[str]]:
         "workloads": list(workloads),
         "networks": preset_names("networks"),
     }
+
+
+# --- names typed on the command line: a file or a preset, else close names ----------------------
+
+
+def find_arch(text: str) -> Path:
+    """`resolve_arch`, refusing a bare name that is neither a file nor a preset."""
+    return _found(resolve_arch(text), text, "arch", preset_names("archs"), preset_roots("archs"))
+
+
+def find_workload(text: str) -> Path:
+    """`resolve_workload`, refusing a bare name that is neither a file nor a preset."""
+    path = resolve_workload(text)
+    return _found(path, text, "workload", preset_names("workloads"), preset_roots("workloads"))
+
+
+def find_network(text: str) -> Path:
+    """`resolve_network` (an ONNX model as given), refusing a bare name that is neither a
+    file nor a preset."""
+    if text.lower().endswith(".onnx"):
+        return Path(text)
+    path = resolve_network(text)
+    return _found(path, text, "network", preset_names("networks"), preset_roots("networks"))
+
+
+def find_dataflow(text: str, workload_path: Path | None) -> Path:
+    """`resolve_dataflow`, refusing a NAME (or WORKLOAD/NAME) found beside no workload."""
+    path = resolve_dataflow(text, workload_path)
+    if path.is_file() or text.endswith((".yaml", ".yml")) or text.count("/") > 1:
+        return path
+    workload, _, name = text.rpartition("/")
+    if workload:
+        workload_path = _found(
+            resolve_workload(workload),
+            workload,
+            "workload",
+            preset_names("workloads"),
+            preset_roots("workloads"),
+        )
+    if workload_path is None or not workload_path.is_file():
+        return path
+    folder = workload_path.parent / "dataflows"
+    names = sorted(p.stem for p in folder.glob("*.yaml"))
+    return _found(path, name, "dataflow", names, [folder], "no dataflow of that name", text)
+
+
+def _found(
+    path: Path,
+    name: str,
+    kind: str,
+    names: list[str],
+    places: list[Path],
+    missing: str = "no preset of that name",
+    source: str | None = None,
+) -> Path:
+    """`path` if it is a file (or `name` is not a bare name); else an InputError that says
+    where presets were looked for and suggests the closest names."""
+    if path.is_file() or not _is_name(name):
+        return path
+    where = " or ".join(str(p) for p in places) or f"the {kind} preset folders (none found)"
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    if close:
+        hint = f"did you mean {', '.join(close)}?"
+    else:
+        hint = f"known: {', '.join(names)}" if names else "none there"
+    raise InputError(f"{kind} file not found, and {missing} in {where} ({hint})", source or name)

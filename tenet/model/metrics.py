@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from typing import Any
 
@@ -30,6 +31,144 @@ TENSOR_FIELDS = (
 )
 
 
+# ---------------------------------------------------------------------------------------------
+# The derived metrics (docs/metrics.md), each written once. The formulas take plain numbers:
+# ints and Fractions (counts), sympy expressions (closed forms, `tenet.analysis.symbolic`) or
+# anything with `+` and a rational `·` (parametric counts); `ratio`, `_floor_div` and `_max`
+# switch to sympy's undefined ratio, floor and Max when an argument is a sympy expression.
+
+
+def _sympy_in(*values: Any):
+    """The sympy module when some value is a sympy expression, else None (sympy is never
+    imported here: no sympy expression exists before it is)."""
+    sympy = sys.modules.get("sympy")
+    if sympy is not None and any(isinstance(v, sympy.Basic) for v in values):
+        return sympy
+    return None
+
+
+def fold(expr: Any) -> Any:
+    """A sympy expression with its one Piecewise pulled out: Piecewise((f(q_k), c_k), ...)
+    reads better than f(Piecewise((q_k, c_k), ...)). Anything else as it is."""
+    sympy = _sympy_in(expr)
+    if sympy is not None and len(expr.atoms(sympy.Piecewise)) == 1:
+        return sympy.piecewise_fold(expr)
+    return expr
+
+
+def ratio(numerator: Any, denominator: Any) -> Any:
+    """numerator / denominator: a float for ints, a Fraction for Fractions; a sympy quotient
+    (folded), NaN (undefined, like analyze's null) when the denominator is 0."""
+    sympy = _sympy_in(numerator, denominator)
+    if sympy is None:
+        return numerator / denominator
+    if denominator == 0:
+        return sympy.nan
+    return fold(numerator / denominator)
+
+
+def _floor_div(numerator: Any, denominator: Any) -> Any:
+    """floor(numerator / denominator)."""
+    sympy = _sympy_in(numerator, denominator)
+    if sympy is None:
+        return numerator // denominator
+    return sympy.floor(ratio(numerator, denominator))
+
+
+def _max(*values: Any) -> Any:
+    sympy = _sympy_in(*values)
+    return max(values) if sympy is None else sympy.Max(*values)
+
+
+def compute_delay(macs: Any, active_pes: Any) -> Any:
+    """floor(macs / active_pes): TENET's compute delay (not the number of time steps)."""
+    return _floor_div(macs, active_pes)
+
+
+def transfer_delay(words: Any, word_bits: int, bandwidth_bits: int, avg_latency: int) -> Any:
+    """The ingress delay (words: Σ unique of the read sides) or egress delay (the write
+    sides): floor(words · word_bits / bandwidth_bits) + avg_latency − 1."""
+    return _floor_div(words * word_bits, bandwidth_bits) + avg_latency - 1
+
+
+def latency(ingress: Any, egress: Any, compute: Any) -> Any:
+    """max(ingress, egress, compute)."""
+    return _max(ingress, egress, compute)
+
+
+def utilization(macs: Any, pe_count: Any, latency: Any) -> Any:
+    """macs / (pe_count · latency): every PE of the array counts, used or not."""
+    return ratio(macs, pe_count * latency)
+
+
+def avg_active_pes(stamps: Any, time_steps: Any) -> Any:
+    """Busy PEs per used time step: |Θ(D)| / time_steps."""
+    return ratio(stamps, time_steps)
+
+
+def reuse_factor(total: Any, unique: Any) -> Any:
+    """total / unique, the average uses of a fetched value; None when unique = 0 (NaN for a
+    sympy expression that is 0)."""
+    if unique == 0 and _sympy_in(total, unique) is None:
+        return None
+    return ratio(total, unique)
+
+
+def per_cycle(words: Any, compute: Any) -> Any:
+    """Words per compute cycle, words / compute delay: IBW (words: spatial reuse), SBW
+    (unique), a link's per_step (the values it serves)."""
+    return ratio(words, compute)
+
+
+def energy(macs: Any, accesses: Iterable[Accesses], constants: Sequence[Any]) -> Any:
+    """macs·e_mac + Σ_F [e_l1·(l1_reads + l1_writes) + e_l2·(l2_reads + l2_writes)], the
+    accesses given per tensor F; constants = (e_mac, e_l1, e_l2)."""
+    e_mac, e_l1, e_l2 = constants
+    out = e_mac * macs
+    for a in accesses:
+        out = out + (e_l1 * (a.l1_reads + a.l1_writes) + e_l2 * (a.l2_reads + a.l2_writes))
+    return out
+
+
+class _Fieldwise:
+    """For dataclasses of numbers: `a + b` adds field by field, `n * a` scales every field."""
+
+    def __add__(self, other: Any) -> Any:
+        if type(other) is not type(self):
+            return NotImplemented
+        return type(self)(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
+    def __rmul__(self, factor: int) -> Any:
+        return type(self)(*(factor * getattr(self, f.name) for f in fields(self)))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Accesses(_Fieldwise):
+    """L1 and L2 traffic of a tensor (or a sum of them), in words."""
+
+    l1_reads: Any
+    l1_writes: Any
+    l2_reads: Any
+    l2_writes: Any
+
+    @classmethod
+    def of(cls, sides: Iterable[Volumes], zero: Any = 0) -> Accesses:
+        """As the definition charges a tensor whatever its sides: L1 reads = L1 writes =
+        Σ_sides total, L2 reads = L2 writes = Σ_sides unique."""
+        total = unique = zero
+        for v in sides:
+            total = total + v.total
+            unique = unique + v.unique
+        return cls(total, total, unique, unique)
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
 @dataclass
 class Volumes:
     """Per tensor and side (semantics.md, "Per-tensor volumes")."""
@@ -50,12 +189,13 @@ class Volumes:
 
     @property
     def reuse_factor(self) -> float | None:
-        return None if self.unique == 0 else self.total / self.unique
+        return reuse_factor(self.total, self.unique)
 
 
 @dataclass
 class Analysis:
-    """Every count of one workload + arch + dataflow; derived metrics are properties."""
+    """Every count of one workload + arch + dataflow; derived metrics are properties.
+    `to_dict()` is the JSON of `tenet analyze`, `from_dict()` reads it back."""
 
     workload: str
     arch: str
@@ -76,59 +216,79 @@ class Analysis:
         default_factory=list
     )  # name, kind, window
 
-    @property
-    def avg_active_pes(self) -> float:
-        return self.stamps / self.time_steps
+    def side_volumes(self) -> Iterator[tuple[str, str, Volumes]]:
+        """(tensor, side, volumes) of every side with accesses, in JSON order."""
+        for tensor, sides in self.volumes.items():
+            for side in SIDES:
+                if sides[side] is not None:
+                    yield tensor, side, sides[side]
 
-    @property
-    def compute_delay(self) -> int:
-        return self.macs // self.active_pes
-
-    def _side_unique(self, side: str) -> int:
+    def unique_words(self, side: str) -> int:
+        """Σ over the tensors of the unique volume of one side (`read` or `write`)."""
         return sum(v[side].unique for v in self.volumes.values() if v[side] is not None)
 
     @property
+    def avg_active_pes(self) -> float:
+        return avg_active_pes(self.stamps, self.time_steps)
+
+    @property
+    def compute_delay(self) -> int:
+        return compute_delay(self.macs, self.active_pes)
+
+    @property
     def ingress_delay(self) -> int:
-        return (
-            self._side_unique("read") * self.word_bits // self.bandwidth_bits + self.avg_latency - 1
+        return transfer_delay(
+            self.unique_words("read"), self.word_bits, self.bandwidth_bits, self.avg_latency
         )
 
     @property
     def egress_delay(self) -> int:
-        return (
-            self._side_unique("write") * self.word_bits // self.bandwidth_bits
-            + self.avg_latency
-            - 1
+        return transfer_delay(
+            self.unique_words("write"), self.word_bits, self.bandwidth_bits, self.avg_latency
         )
 
     @property
     def latency(self) -> int:
-        return max(self.ingress_delay, self.egress_delay, self.compute_delay)
+        return latency(self.ingress_delay, self.egress_delay, self.compute_delay)
 
     @property
     def utilization(self) -> float:
-        return self.macs / (self.pe_count * self.latency)
+        return utilization(self.macs, self.pe_count, self.latency)
 
-    def l1_l2(self, tensor: str) -> dict[str, int]:
-        """L1 reads = L1 writes = Σ_sides total; L2 reads = L2 writes = Σ_sides unique."""
-        sides = [v for v in self.volumes[tensor].values() if v is not None]
-        total = sum(v.total for v in sides)
-        unique = sum(v.unique for v in sides)
-        return {"l1_reads": total, "l1_writes": total, "l2_reads": unique, "l2_writes": unique}
+    def accesses(self, tensor: str) -> Accesses:
+        """L1 and L2 reads and writes of one tensor."""
+        return Accesses.of(v for v in self.volumes[tensor].values() if v is not None)
 
     @property
     def energy_exact(self) -> Fraction:
-        e_mac, e_l1, e_l2 = self.energy_constants
-        energy = e_mac * self.macs
-        for tensor in self.volumes:
-            acc = self.l1_l2(tensor)
-            energy += e_l1 * (acc["l1_reads"] + acc["l1_writes"])
-            energy += e_l2 * (acc["l2_reads"] + acc["l2_writes"])
-        return energy
+        return energy(self.macs, map(self.accesses, self.volumes), self.energy_constants)
 
     @property
     def energy(self) -> float:
         return float(self.energy_exact)
+
+    def _bandwidth_sum(self, words: Callable[[Volumes], int]) -> float:
+        """Σ over tensors and sides of per_cycle(words), added as floats in JSON order."""
+        compute = self.compute_delay
+        out = 0.0
+        for _, _, v in self.side_volumes():
+            out += per_cycle(words(v), compute)
+        return out
+
+    @property
+    def ibw(self) -> float:
+        """Interconnect bandwidth: Σ of every side's IBW."""
+        return self._bandwidth_sum(lambda v: v.spatial_reuse)
+
+    @property
+    def sbw(self) -> float:
+        """Scratchpad bandwidth: Σ of every side's SBW."""
+        return self._bandwidth_sum(lambda v: v.unique)
+
+    @property
+    def scratchpad_traffic(self) -> int:
+        """Σ over tensors and sides of unique: words moved between scratchpad and PEs."""
+        return sum(v.unique for _, _, v in self.side_volumes())
 
     def link_traffic(self) -> list[dict[str, Any]]:
         """Per interconnect entry: values it serves per tensor and side, and per step.
@@ -150,7 +310,7 @@ class Analysis:
                     "window": list(window),
                     "values": values,
                     "total": total,
-                    "per_step": total / self.compute_delay,
+                    "per_step": per_cycle(total, self.compute_delay),
                 }
             )
         return out
@@ -159,27 +319,24 @@ class Analysis:
         """The contract's JSON object (plus `accesses`, `bandwidth` and `warnings`)."""
         compute = self.compute_delay
         tensors: dict[str, Any] = {}
-        ibw_sum = sbw_sum = 0.0
         for tensor, sides in self.volumes.items():
             tensors[tensor] = {}
             for side in SIDES:
                 v = sides[side]
-                if v is None:
-                    tensors[tensor][side] = None
-                    continue
-                ibw, sbw = v.spatial_reuse / compute, v.unique / compute
-                ibw_sum += ibw
-                sbw_sum += sbw
-                tensors[tensor][side] = {
-                    "total": v.total,
-                    "unique": v.unique,
-                    "reuse": v.reuse,
-                    "temporal_reuse": v.temporal_reuse,
-                    "spatial_reuse": v.spatial_reuse,
-                    "reuse_factor": v.reuse_factor,
-                    "ibw": ibw,
-                    "sbw": sbw,
-                }
+                tensors[tensor][side] = (
+                    None
+                    if v is None
+                    else {
+                        "total": v.total,
+                        "unique": v.unique,
+                        "reuse": v.reuse,
+                        "temporal_reuse": v.temporal_reuse,
+                        "spatial_reuse": v.spatial_reuse,
+                        "reuse_factor": v.reuse_factor,
+                        "ibw": per_cycle(v.spatial_reuse, compute),
+                        "sbw": per_cycle(v.unique, compute),
+                    }
+                )
         return {
             "workload": self.workload,
             "arch": self.arch,
@@ -199,10 +356,217 @@ class Analysis:
             },
             "energy": self.energy,
             "tensors": tensors,
-            "accesses": {tensor: self.l1_l2(tensor) for tensor in self.volumes},
+            "accesses": {tensor: self.accesses(tensor).to_dict() for tensor in self.volumes},
             "links": self.link_traffic(),
-            "bandwidth": {"ibw": ibw_sum, "sbw": sbw_sum},
+            "bandwidth": {"ibw": self.ibw, "sbw": self.sbw},
             "warnings": list(self.warnings),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], arch: Arch, stamps: int | None = None) -> Analysis:
+        """The Analysis whose `to_dict()` is `data` (a journalled result), counted on `arch`.
+
+        `stamps` (|ST|) is not in the JSON: without it, the integer nearest avg_active_pes ×
+        time_steps (exact below 2**52 stamps). ValueError when the delays or the energy of
+        `data` do not follow from its counts and the arch's memory and energy constants.
+        """
+        links = data["links"]
+        volumes = {
+            tensor: {
+                side: None
+                if v is None
+                else Volumes(
+                    total=v["total"],
+                    unique=v["unique"],
+                    temporal_unique=v["total"] - v["temporal_reuse"],
+                    spatial_reuse=v["spatial_reuse"],
+                    carried={n: link["values"][tensor][side] for n, link in enumerate(links)},
+                )
+                for side, v in sides.items()
+            }
+            for tensor, sides in data["tensors"].items()
+        }
+        if stamps is None:
+            stamps = round(Fraction(data["avg_active_pes"]) * data["time_steps"])
+        analysis = cls(
+            workload=data["workload"],
+            arch=data["arch"],
+            dataflow=data["dataflow"],
+            instances=data["instances"],
+            macs=data["macs"],
+            pe_count=data["pe_count"],
+            active_pes=data["active_pes"],
+            time_steps=data["time_steps"],
+            stamps=stamps,
+            volumes=volumes,
+            **arch_constants(arch),
+            warnings=list(data["warnings"]),
+        )
+        delay = {
+            "ingress": analysis.ingress_delay,
+            "egress": analysis.egress_delay,
+            "compute": analysis.compute_delay,
+            "latency": analysis.latency,
+        }
+        if delay != data["delay"] or analysis.energy != data["energy"]:
+            raise ValueError(
+                f"the delays and energy of {data['dataflow']!r} do not follow from its counts "
+                f"and the memory and energy constants of arch {arch.name!r}"
+            )
+        return analysis
+
+
+@dataclass(frozen=True)
+class SideVolumes(_Fieldwise):
+    """The additive volumes of one access side, summed over tensors (and runs)."""
+
+    total: int = 0
+    unique: int = 0
+    reuse: int = 0
+    temporal_reuse: int = 0
+    spatial_reuse: int = 0
+
+    @classmethod
+    def of(cls, v: Volumes) -> SideVolumes:
+        return cls(v.total, v.unique, v.reuse, v.temporal_reuse, v.spatial_reuse)
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Runs executed one after another on one array (a network's layers): `a + b` is both,
+    `n * a` is `a` n times. Counts, delays, volumes, accesses and energy add up; active_pes
+    is the largest; the ratios are recomputed from the sums (docs/networks.md)."""
+
+    pe_count: int
+    layers: int = 0
+    instances: int = 0
+    macs: int = 0
+    active_pes: int = 0
+    time_steps: int = 0
+    stamps: int = 0
+    ingress_delay: int = 0
+    egress_delay: int = 0
+    compute_delay: int = 0
+    latency: int = 0
+    volumes: Mapping[str, SideVolumes] = field(
+        default_factory=lambda: {side: SideVolumes() for side in SIDES}
+    )
+    accesses: Accesses = Accesses(0, 0, 0, 0)
+    energy_exact: Fraction = Fraction(0)
+
+    @classmethod
+    def of(cls, analysis: Analysis) -> Totals:
+        """One run of an analysis."""
+        volumes = {side: SideVolumes() for side in SIDES}
+        accesses = Accesses(0, 0, 0, 0)
+        for _, side, v in analysis.side_volumes():
+            volumes[side] = volumes[side] + SideVolumes.of(v)
+        for tensor in analysis.volumes:
+            accesses = accesses + analysis.accesses(tensor)
+        return cls(
+            pe_count=analysis.pe_count,
+            layers=1,
+            instances=analysis.instances,
+            macs=analysis.macs,
+            active_pes=analysis.active_pes,
+            time_steps=analysis.time_steps,
+            stamps=analysis.stamps,
+            ingress_delay=analysis.ingress_delay,
+            egress_delay=analysis.egress_delay,
+            compute_delay=analysis.compute_delay,
+            latency=analysis.latency,
+            volumes=volumes,
+            accesses=accesses,
+            energy_exact=analysis.energy_exact,
+        )
+
+    def __add__(self, other: Any) -> Totals:
+        if not isinstance(other, Totals):
+            return NotImplemented
+        if other.pe_count != self.pe_count:
+            raise ValueError(
+                f"runs on {self.pe_count} and {other.pe_count} PEs do not add up to one total"
+            )
+        return Totals(
+            pe_count=self.pe_count,
+            layers=self.layers + other.layers,
+            instances=self.instances + other.instances,
+            macs=self.macs + other.macs,
+            active_pes=max(self.active_pes, other.active_pes),
+            time_steps=self.time_steps + other.time_steps,
+            stamps=self.stamps + other.stamps,
+            ingress_delay=self.ingress_delay + other.ingress_delay,
+            egress_delay=self.egress_delay + other.egress_delay,
+            compute_delay=self.compute_delay + other.compute_delay,
+            latency=self.latency + other.latency,
+            volumes={side: self.volumes[side] + other.volumes[side] for side in SIDES},
+            accesses=self.accesses + other.accesses,
+            energy_exact=self.energy_exact + other.energy_exact,
+        )
+
+    def __rmul__(self, count: int) -> Totals:
+        return Totals(
+            pe_count=self.pe_count,
+            layers=count * self.layers,
+            instances=count * self.instances,
+            macs=count * self.macs,
+            active_pes=self.active_pes,
+            time_steps=count * self.time_steps,
+            stamps=count * self.stamps,
+            ingress_delay=count * self.ingress_delay,
+            egress_delay=count * self.egress_delay,
+            compute_delay=count * self.compute_delay,
+            latency=count * self.latency,
+            volumes={side: count * self.volumes[side] for side in SIDES},
+            accesses=count * self.accesses,
+            energy_exact=count * self.energy_exact,
+        )
+
+    @property
+    def avg_active_pes(self) -> float:
+        return avg_active_pes(self.stamps, self.time_steps)
+
+    @property
+    def utilization(self) -> float:
+        return utilization(self.macs, self.pe_count, self.latency)
+
+    @property
+    def energy(self) -> float:
+        return float(self.energy_exact)
+
+    @property
+    def ibw(self) -> float:
+        """Σ spatial reuse / Σ compute delay."""
+        words = sum(v.spatial_reuse for v in self.volumes.values())
+        return per_cycle(words, self.compute_delay)
+
+    @property
+    def sbw(self) -> float:
+        """Σ unique / Σ compute delay."""
+        return per_cycle(sum(v.unique for v in self.volumes.values()), self.compute_delay)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `total` object of `tenet analyze -n`'s JSON."""
+        return {
+            "layers": self.layers,
+            "instances": self.instances,
+            "macs": self.macs,
+            "pe_count": self.pe_count,
+            "active_pes": self.active_pes,
+            "time_steps": self.time_steps,
+            "stamps": self.stamps,
+            "delay": {
+                "ingress": self.ingress_delay,
+                "egress": self.egress_delay,
+                "compute": self.compute_delay,
+                "latency": self.latency,
+            },
+            "volumes": {side: self.volumes[side].to_dict() for side in SIDES},
+            "accesses": self.accesses.to_dict(),
+            "avg_active_pes": self.avg_active_pes,
+            "utilization": self.utilization,
+            "energy": self.energy,
+            "bandwidth": {"ibw": self.ibw, "sbw": self.sbw},
         }
 
 

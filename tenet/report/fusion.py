@@ -42,7 +42,11 @@ def default_sizes(report: dict[str, Any]) -> list[tuple[str, int]]:
 
 
 def fuse_tables(report: dict[str, Any]) -> list[Table]:
+    """Summary, lookups at buffer sizes, the ski slope of the best segmentation (of tiled
+    fusion when segmentations were not searched) and the memory hierarchy."""
     bits = report["word_bits"]
+    segmented = bool(report["best_segmentation"])
+    slope = "best segmentation" if segmented else f"tiled fusion, {report['strategy']}"
     summary = Table(
         title=escape(f"fusion bounds: {report['chain']}"), box=box.SIMPLE_HEAVY, show_header=False
     )
@@ -56,41 +60,42 @@ def fuse_tables(report: dict[str, Any]) -> list[Table]:
     summary.add_row("buffer rule", report["buffer_rule"])
     summary.add_row("algorithmic minimum, unfused", f"{report['algorithmic_minimum']['unfused']:,}")
     summary.add_row("algorithmic minimum, fused", f"{report['algorithmic_minimum']['fused']:,}")
-    summary.add_row("segmentations searched", f"{report['segmentations']:,}")
+    searched = f"{report['segmentations']:,}" if segmented else "none (not searched)"
+    summary.add_row("segmentations searched", searched)
     tables = [summary]
     rows = report.get("at") or []
     if rows:
         keys = ["unfused", "untiled", "tiled", "best_segmentation", *report.get("strategies", {})]
+        if not segmented:
+            keys.remove("best_segmentation")
         lookups = Table(title="backing-store accesses (words) at buffer size", box=box.SIMPLE_HEAVY)
         lookups.add_column("size")
         lookups.add_column("bytes", justify="right")
         for key in keys:
             lookups.add_column(key.replace("_", " "), justify="right")
-        lookups.add_column("best gain", justify="right")
+        if segmented:
+            lookups.add_column("best gain", justify="right")
         for row in rows:
             gain = row.get("best_segmentation_gain")
             lookups.add_row(
                 escape(row["size"]),
                 _bytes(row["words"], bits),
                 *[f"{row[k]:,}" if row[k] is not None else "-" for k in keys],
-                f"{gain:.2f}x" if gain else "-",
+                *([f"{gain:.2f}x" if gain else "-"] if segmented else []),
             )
         tables.append(lookups)
-    best = Table(title="best segmentation (ski slope)", box=box.SIMPLE_HEAVY)
-    for col in ("buffer (words)", "bytes", "accesses", "segments"):
+    best = Table(title=escape(f"{slope} (ski slope)"), box=box.SIMPLE_HEAVY)
+    columns = ("buffer (words)", "bytes", "accesses") + (("segments",) if segmented else ())
+    for col in columns:
         best.add_column(col, justify="left" if col == "segments" else "right")
     for p in report["best_segmentation"] or report["tiled"]:
-        best.add_row(
-            f"{p['buffer']:,}",
-            _bytes(p["buffer"], bits),
-            f"{p['accesses']:,}",
-            escape(p.get("segments", "")),
-        )
+        cells = [f"{p['buffer']:,}", _bytes(p["buffer"], bits), f"{p['accesses']:,}"]
+        best.add_row(*cells, *([escape(p.get("segments", ""))] if segmented else []))
     tables.append(best)
     for warning in report.get("warnings", []):
         tables[-1].caption = escape(f"warning: {warning}")
     if "hierarchy" in report:
-        levels = Table(title="memory hierarchy (best segmentation)", box=box.SIMPLE_HEAVY)
+        levels = Table(title=escape(f"memory hierarchy ({slope})"), box=box.SIMPLE_HEAVY)
         for col in ("levels", "capacity (words)", "accesses", "seconds"):
             levels.add_column(col, justify="left" if col == "levels" else "right")
         for pair in report["hierarchy"]["levels"]:
@@ -120,9 +125,10 @@ def fusion_plot(report: dict[str, Any], path: str) -> str:
     for name, front in report.get("strategies", {}).items():
         fronts[f"tiled fusion ({name})"] = front
     for name, front in fronts.items():
-        if front:
+        if front:  # a front of one point is a marker (a step needs two to show)
             xs = [p["buffer"] * word_bytes for p in front]
-            ax.step(xs, [p["accesses"] for p in front], where="post", label=name)
+            marker = "o" if len(front) == 1 else None
+            ax.step(xs, [p["accesses"] for p in front], where="post", label=name, marker=marker)
     minimum = report["algorithmic_minimum"]
     ax.axhline(minimum["fused"], color="gray", ls="--", lw=0.8, label="fused algorithmic minimum")
     ax.axhline(

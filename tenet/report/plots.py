@@ -114,21 +114,44 @@ def save_figure(fig, path: Path, plt) -> str:
 
 
 def activity_plot(result: Trace, path: str | Path, title: str) -> None:
-    """Heatmap of instances per PE and step, and PE utilization per step."""
+    """Heatmap of instances per PE and step over PE utilization per step, on one time axis:
+    each step is one column of the heatmap and one flat stretch of the utilization line."""
     import numpy as np
+    from matplotlib.ticker import MaxNLocator
 
     plt = _pyplot()
-    fig, (top, bottom) = plt.subplots(
-        2, 1, figsize=(9, 5.5), sharex=True, gridspec_kw={"height_ratios": [3, 1]}
+    activity = result.activity
+    steps = activity.shape[1]
+    fig, axes = plt.subplots(
+        2,
+        2,
+        figsize=(9, 5.5),
+        sharex="col",
+        gridspec_kw={"height_ratios": [3, 1], "width_ratios": [40, 1]},
+        layout="constrained",
     )
-    image = top.imshow(result.activity, aspect="auto", interpolation="nearest", cmap="viridis")
+    (top, bar), (bottom, spare) = axes
+    spare.axis("off")  # the colorbar's column, so that both panels keep the same width
+    most = max(int(activity.max(initial=0)), 1)
+    if most <= 16:  # one colour per count, each tick at the middle of its colour
+        cmap = plt.get_cmap("viridis", most + 1)
+        image = top.imshow(
+            activity, aspect="auto", interpolation="nearest", cmap=cmap, vmin=-0.5, vmax=most + 0.5
+        )
+    else:
+        image = top.imshow(activity, aspect="auto", interpolation="nearest", cmap="viridis")
+    colorbar = fig.colorbar(image, cax=bar, label="instances")
+    colorbar.set_ticks(MaxNLocator(integer=True).tick_values(0, most))
+    colorbar.ax.set_ylim(image.get_clim())
     top.set_ylabel("active PE (lexicographic)")
+    top.yaxis.set_major_locator(MaxNLocator(integer=True))
     top.set_title(title)
-    fig.colorbar(image, ax=top, label="instances")
-    busy = (result.activity > 0).sum(axis=0) / result.pe_count
-    bottom.plot(np.arange(len(busy)), busy, lw=1)
+    busy = (activity > 0).sum(axis=0) / result.pe_count
+    bottom.stairs(busy, np.arange(steps + 1) - 0.5, baseline=None, lw=1.2)
+    bottom.set_xlim(-0.5, steps - 0.5)
+    bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
     bottom.set_ylim(0, 1.05)
     bottom.set_ylabel("utilization")
     bottom.set_xlabel("time step (lexicographic order)")
-    fig.tight_layout()
+    bottom.grid(axis="x", alpha=0.3)
     save_figure(fig, Path(path), plt)

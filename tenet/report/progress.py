@@ -1,4 +1,4 @@
-"""A progress bar for long searches, shown only on an interactive terminal."""
+"""A progress bar for long computations, shown only on an interactive terminal."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterator
 
+from rich.console import Console
 from rich.progress import Progress
 
 
@@ -15,7 +16,7 @@ def progress_bar(description: str) -> Iterator[Callable[[int, int], None]]:
     if not sys.stderr.isatty():
         yield lambda done, total: None
         return
-    with Progress(transient=True) as progress:
+    with Progress(transient=True, console=Console(stderr=True)) as progress:
         task = progress.add_task(description, total=None)
 
         def tick(done: int, total: int) -> None:

@@ -12,8 +12,6 @@ import islpy as isl
 from tenet.errors import InputError, IslLimitError
 from tenet.util.limits import DEFAULT_MAX_OPERATIONS
 
-#: Default isl operations limit (0 = unlimited). Every TENET experiment needs far fewer.
-
 _NONAFFINE_PRODUCT = re.compile(r"[A-Za-z_]\w*\s*\*\s*[A-Za-z_(]|\)\s*\*\s*[A-Za-z_(]")
 
 
@@ -188,8 +186,8 @@ def operations_limit(
         if "maximal number of operations" in str(exc):
             raise IslLimitError(
                 f"isl exceeded {max_operations:,} operations{(' ' + what) if what else ''}; "
-                "the relations are too complex (raise --max-isl-ops, simplify the dataflow, "
-                "or count a small instance with 'tenet simulate')",
+                "the relations are too complex: fix some parameters with --set NAME=VALUE "
+                "(or give them smaller values), or raise --max-isl-ops (0 = no limit)",
                 source,
             ) from None
         raise

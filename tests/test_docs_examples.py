@@ -1,0 +1,305 @@
+"""Every shell and Python example of README.md and docs/*.md runs, and prints what the docs show
+(issue 12). How examples are found, run and compared: tests/doc_examples.py. A failure names
+the doc and the line of the command (or of the python block's fence)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from . import doc_examples as dx
+
+# Inputs a doc uses but only describes; written beside the files the doc spells out.
+EXTRA_FILES: dict[str, dict[str, str]] = {
+    "docs/formats.md": {
+        # "Errors": one mistake each
+        "typo-arch.yaml": (
+            "name: typo-arch\n"
+            "pe: {shape: [8, 8]}\n"
+            "interconnect:\n"
+            '  - relation: "{ PE[i,j] -> PE[i,j-1] }"\n'
+            "    windw: [0, 1]\n"
+        ),
+        "missing-bound.yaml": (
+            'name: missing-bound\nparams: {N: 8}\neinsum: "O[i] += A[i+r]"\nbounds: {i: N}\n'
+        ),
+        "partial.yaml": (
+            "name: partial\n"
+            'space: "{ S[i,j,k] -> PE[i % 8, j % 8] : k < 4 }"\n'
+            'time: "{ S[i,j,k] -> T[floor(i/8), floor(j/8), k] }"\n'
+        ),
+        "trail.yaml": (
+            'name: trail\npe: {shape: [8, 8]}\ninterconnect:\n  - "{ PE[i,j] -> PE[i,j-1] } junk"\n'
+        ),
+        # "Worked example": chain-4 with only `window:` changed, and the two-link arch of Links
+        **{
+            f"chain-4-{suffix}.yaml": (
+                f"name: chain-4-{suffix}\n"
+                "pe: {shape: [4]}\n"
+                "interconnect:\n"
+                f'  - {{relation: "{{ PE[i] -> PE[i+1] }}", window: {window}}}\n'
+            )
+            for suffix, window in (("w0", "[0]"), ("w1", "[1]"), ("w01", "[0, 1]"))
+        },
+        "chain-4-split.yaml": (
+            "name: chain-4-split\n"
+            "pe: {shape: [4]}\n"
+            "interconnect:\n"
+            "  - name: input shift\n"
+            '    relation: "{ PE[i] -> PE[i+1] }"\n'
+            "    window: [1]\n"
+            "    tensors: [I]\n"
+            "    access: read\n"
+            "  - name: weight bus\n"
+            '    relation: "{ PE[i] -> PE[i+1] }"\n'
+            "    window: [0]\n"
+            "    tensors: [W]\n"
+        ),
+    },
+}
+
+# Examples that do not run here, by (doc, text the command or snippet starts with).
+NOT_RUN = {
+    ("docs/bounds.md", "python docs/bounds/figures.py"): (
+        "regenerates the committed figures in docs/bounds/ (not a tenet command)"
+    ),
+    ("docs/execution.md", "run_tasks(function, tasks"): "a signature, not code",
+}
+
+# Examples that take more than ~10 s: they run with `-m slow`.
+SLOW = {
+    # all 4,032 conv2d candidates on a local Dask cluster: minutes
+    ("docs/execution.md", "tenet dse -w conv2d -a systolic-8x8 --limit 5000"),
+    # 200 conv2d candidates on two spawned processes: ~14 s of CPU
+    ("docs/execution.md", "tenet dse -w conv2d -a systolic-8x8 --set OX=16 --set OY=16"),
+    # Dask tries a refused connection for 10 s before tenet reports it
+    (
+        "docs/execution.md",
+        "tenet dse -w gemm -a systolic-8x8 --limit 4 --scheduler tcp://127.0.0.1:1",
+    ),
+    # fusion bounds of a whole GPT-3 block at three memory levels: ~13 s
+    ("docs/fusion.md", "tenet fuse -w gpt3-6.7b-block -a sn40l-like"),
+}
+
+# Python examples that continue an earlier one: (doc, start) -> (doc, start of the earlier one)
+# or python source run first.
+PYTHON_PRELUDE = {
+    ("docs/symbolic.md", 'path = "workloads/conv2d/workload.yaml"'): (
+        "docs/symbolic.md",
+        "from tenet import load_workload",
+    ),
+    ("docs/symbolic.md", "names = {n: sympy.Symbol"): (
+        "import json\n"
+        "import sympy\n"
+        "from tenet import load_arch, load_dataflow, load_workload\n"
+        "from tenet.analysis.symbolic import symbolic_analysis\n"
+        "from tenet.report.symbolic import symbolic_json\n"
+        "\n"
+        "# data: the JSON of `tenet analyze --symbolic ... --set K=256 --format json` above\n"
+        "data = json.loads(json.dumps(symbolic_json(symbolic_analysis(\n"
+        '    load_workload("workloads/gemm/workload.yaml"), load_arch("archs/systolic-8x8.yaml"),\n'
+        '    load_dataflow("workloads/gemm/dataflows/os-systolic-8x8.yaml"), fixed={"K": 256}))))\n'
+    ),
+}
+
+# Exit codes the docs state in the prose rather than with `echo "exit $?"`: (doc, start) -> code.
+EXIT_CODES = {
+    # an illegal dataflow piped into python: validate's exit code 3 (pipefail)
+    (
+        "docs/validation.md",
+        (
+            "tenet validate -w mmc -a systolic-8x8 -d mmc-swapped.yaml --set M=16 --set N=16 "
+            "--set K=8 --set L=16 --format json | python3"
+        ),
+    ): 3,
+}
+
+# The Dask cluster of the docs (`tcp://10.0.0.5:8786`) is a local one in the tests.
+DOCS_SCHEDULER = "tcp://10.0.0.5:8786"
+
+TIMEOUT = 900
+
+EXAMPLES, DOC_FILES = dx.collect()
+
+
+def _lookup(table, example: dx.Example):
+    for (doc, start), value in table.items():
+        if doc == example.doc and example.code.lstrip().startswith(start):
+            return value
+    return None
+
+
+def _param(example: dx.Example):
+    marks = []
+    if any(doc == example.doc and example.code.lstrip().startswith(s) for doc, s in SLOW):
+        marks.append(pytest.mark.slow)
+    return pytest.param(example, id=example.id, marks=marks)
+
+
+# Examples listed in NOT_RUN (with the reason) are not collected at all.
+SHELL = [e for e in EXAMPLES if e.kind == "shell" and not _lookup(NOT_RUN, e)]
+PYTHON = [e for e in EXAMPLES if e.kind == "python" and not _lookup(NOT_RUN, e)]
+
+
+def _setup(example: dx.Example, tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    files = {**DOC_FILES.get(example.doc, {}), **EXTRA_FILES.get(example.doc, {})}
+    root = dx.make_farm(tmp_path, files)
+    return root, dx.environment(tmp_path)
+
+
+def _needs(example: dx.Example, root: Path, request) -> str:
+    """The command, with what it needs prepared: Dask (for `--scheduler`; the docs' cluster
+    becomes a local one) and an ONNX model (for `-n model.onnx`)."""
+    code = example.code
+    if "--scheduler" in code:
+        pytest.importorskip("distributed")
+    if DOCS_SCHEDULER in code:
+        code = code.replace(DOCS_SCHEDULER, request.getfixturevalue("dask_scheduler_address"))
+    if "model.onnx" in code:
+        pytest.importorskip("onnx")
+        dx.write_onnx_model(root / "model.onnx")
+    return code
+
+
+# What commands wrote (`--emit front`), kept for the later commands that read it: id -> folder.
+_WRITTEN: dict[str, Path] = {}
+
+
+def _keep_outputs(example: dx.Example, root: Path, store: Path) -> None:
+    store.mkdir(parents=True, exist_ok=True)
+    for path in dx.output_paths(example.code):
+        source = root / path
+        if source.is_dir():
+            shutil.copytree(source, store / path, dirs_exist_ok=True)
+        elif source.is_file():
+            (store / path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, store / path)
+    _WRITTEN[example.id] = store
+
+
+def _run_producers(example, root, env, tmp_path_factory) -> None:
+    """Give `root` the files earlier commands of the doc write and this one reads."""
+    for producer in dx.producers(example, SHELL):
+        if producer.id not in _WRITTEN:
+            script = "\n".join([*producer.preamble, producer.code])
+            rc, out = dx.run_shell(script, root, env, TIMEOUT)
+            assert rc == 0, f"{producer.id} (run first, for {example.id}) failed:\n{out}"
+            _keep_outputs(producer, root, tmp_path_factory.mktemp("written"))
+        else:
+            shutil.copytree(_WRITTEN[producer.id], root, dirs_exist_ok=True)
+
+
+@pytest.mark.parametrize("example", [_param(e) for e in SHELL])
+def test_shell_example(example: dx.Example, tmp_path, tmp_path_factory, request):
+    root, env = _setup(example, tmp_path)
+    code = _needs(example, root, request)
+    _run_producers(example, root, env, tmp_path_factory)
+    for path in dx.output_paths(code):
+        target = os.path.realpath(root / path)
+        assert target.startswith(str(tmp_path)), f"{example.id} would write {path} outside tmp"
+    rc, out = dx.run_shell("\n".join([*example.preamble, code]), root, env, TIMEOUT)
+    expected_rc = _lookup(EXIT_CODES, example)
+    if expected_rc is None:
+        expected_rc = dx.expected_exit(example)
+    assert rc == expected_rc, (
+        f"{example.id}: exit code {rc}, the docs imply {expected_rc}\n$ {example.code}\n{out}"
+    )
+    if rc == 0 and dx.output_paths(code):
+        _keep_outputs(example, root, tmp_path_factory.mktemp("written"))
+    if example.expected is not None:
+        real = dx.normalise(out, root)
+        problem = dx.compare(example.expected, real, example.excerpt)
+        assert problem is None, (
+            f"{example.id}: the output differs from the docs ({problem})\n"
+            f"$ {example.code}\n--- real output ---\n" + "\n".join(real)
+        )
+
+
+@pytest.mark.parametrize("example", [_param(e) for e in PYTHON])
+def test_python_example(example: dx.Example, tmp_path):
+    root, env = _setup(example, tmp_path)
+    source = dx.dedent(example.code)
+    prelude = _lookup(PYTHON_PRELUDE, example)
+    if isinstance(prelude, tuple):
+        doc, start = prelude
+        (earlier,) = [e for e in PYTHON if e.doc == doc and e.code.lstrip().startswith(start)]
+        prelude = dx.dedent(earlier.code)
+    script = dx.instrument(source, example.doc, example.line)
+    if prelude:
+        script = prelude + "\n" + script
+    proc = dx.run_python(script, root, env, TIMEOUT)
+    assert proc.returncode == 0, f"{example.id} failed:\n{proc.stdout}\n{proc.stderr}"
+    if example.expected is not None:
+        real = dx.normalise(proc.stdout, root)
+        problem = dx.compare(example.expected, real, False)
+        assert problem is None, (
+            f"{example.id}: the printed output differs from the docs ({problem})\n"
+            + "\n".join(real)
+        )
+
+
+# --- the harness itself --------------------------------------------------------------------
+
+
+def test_examples_are_found():
+    """Every doc with examples is seen, with each kind of fence they use."""
+    docs = {e.doc for e in EXAMPLES}
+    assert {"README.md", "docs/validation.md", "docs/formats.md", "docs/symbolic.md"} <= docs
+    assert {e.fence for e in EXAMPLES} >= {"console", "text", "sh", "python"}
+    assert len(SHELL) >= 90 and len(PYTHON) >= 8
+    shown = [e for e in SHELL if e.expected is not None]
+    assert len(shown) >= 60  # most commands show their output
+    # the README's `pip install . && tenet analyze ...` runs its tenet part
+    assert any(e.doc == "README.md" and e.code.startswith("tenet analyze") for e in SHELL)
+
+
+def test_every_table_entry_names_an_example():
+    """A renamed or edited command must not silently drop out of the tables above."""
+    for table in (NOT_RUN, PYTHON_PRELUDE, EXIT_CODES, dict.fromkeys(SLOW)):
+        for doc, start in table:
+            assert any(e.doc == doc and e.code.lstrip().startswith(start) for e in EXAMPLES), (
+                f"no example in {doc} starts with {start!r}"
+            )
+
+
+def test_compare_exact_and_excerpts():
+    real = ["title", "", "  a   1", "  b   2", "  c   3"]
+    assert dx.compare(["title", "", "  a   1", "  b   2", "  c   3  "], real, False) is None
+    assert "line 4" in dx.compare(["title", "", "  a   1", "  b   9", "  c   3"], real, False)
+    assert dx.compare(["title", "  a   1"], real, False) is not None  # exact: no gaps
+    assert dx.compare(["title", "...", "  c   3"], real, True) is None
+    assert dx.compare(["  c   3", "  a   1"], real, True) is not None  # in order
+    assert dx.compare(["  b ..."], real, True) is None  # a line cut short
+    assert dx.compare(["  b   2  ..."], ["  b   2   more"], True) is None
+
+
+def test_normalise_preset_paths():
+    text = f"tenet: error: {dx.ROOT}/workloads/gemm/workload.yaml: x  \n\n"
+    assert dx.normalise(text, dx.ROOT) == ["tenet: error: .../workloads/gemm/workload.yaml: x"]
+
+
+def test_python_values_shown_in_comments_are_checked(capsys):
+    def run(source):
+        code = compile(dx.instrument(source, "doc.md", 1), "doc.md", "exec")
+        exec(code, {})  # noqa: S102 - a doc snippet, as the examples run it
+
+    run("print(6 * 7)  # 42 = six times seven\n")
+    assert capsys.readouterr().out == "42\n"
+    run("{'n': 7, 'm': 8}  # {'n': 7, ...}\nx = 1  # 2\nlen('ab')  # two, in words\n")
+    with pytest.raises(AssertionError, match=r"doc.md:2: shows 41"):
+        run("print(6 * 7)  # 41\n")
+    with pytest.raises(AssertionError):
+        run("dict(n=6)  # {'n': 7, ...}\n")
+
+
+def test_expected_exit_codes():
+    def example(code, shown):
+        return dx.Example("d.md", 1, "shell", "console", code, expected=shown)
+
+    assert dx.expected_exit(example("tenet analyze -w x", ["tenet: error: x: bad"])) == 2
+    assert dx.expected_exit(example("tenet validate -w x", ["x: ILLEGAL, 1 violation(s)"])) == 3
+    assert dx.expected_exit(example('tenet validate -w x; echo "exit $?"', ["exit 3"])) == 0
+    assert dx.expected_exit(example("tenet analyze -w x", None)) == 0
