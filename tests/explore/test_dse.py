@@ -17,9 +17,9 @@ from tenet.explore.dse import candidates, design_space, emit, enumerate_dataflow
 from tenet.model.dataflow import Dataflow
 from tenet.util.isl_util import parse_union_map, sets_of
 
+from ..cli.test_cli_outputs import ANALYZE_SCHEMA
 from ..conftest import ARCHS, WORKLOADS
 from ..helpers import run_cli, write_yaml
-from ..cli.test_cli_outputs import ANALYZE_SCHEMA
 
 GEMM = WORKLOADS / "gemm" / "workload.yaml"
 SYSTOLIC_4X4 = ARCHS / "systolic-4x4.yaml"
