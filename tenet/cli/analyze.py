@@ -15,6 +15,7 @@ from tenet.cli.common import (
     execution_options,
     load_inputs,
     network_inputs,
+    parameters_as_flags,
     parse_sets,
 )
 from tenet.errors import InputError
@@ -112,10 +113,8 @@ def run_symbolic(args: argparse.Namespace) -> int:
     if args.bound:
         raise InputError("is not available with --symbolic", "--bound")
     workload, arch, dataflow = load_inputs(args)
-    try:
+    with parameters_as_flags(FLAGS):
         result = symbolic_analysis(workload, arch, dataflow, parse_sets(args.set), args.max_isl_ops)
-    except InputError as exc:  # the library names its parameter; the user typed a flag
-        raise type(exc)(exc.message, *(FLAGS.get(p, p) for p in (exc.source, exc.key))) from None
     emit(symbolic_report(result, args.format), args.output)
     return 0
 
@@ -134,15 +133,10 @@ def run_network_symbolic(args: argparse.Namespace) -> int:
         )
     network, arch = network_inputs(args)
     family = [p.strip() for p in args.family.split(",") if p.strip()]
-    with progress_bar("counting layer families") as tick:
-        try:
-            result = analyze_network_symbolic(
-                network, arch, family, args.dataflow, args.max_isl_ops, progress=tick
-            )
-        except InputError as exc:  # the library names its parameter; the user typed a flag
-            raise type(exc)(
-                exc.message, *(FLAGS.get(p, p) for p in (exc.source, exc.key))
-            ) from None
+    with progress_bar("counting layer families") as tick, parameters_as_flags(FLAGS):
+        result = analyze_network_symbolic(
+            network, arch, family, args.dataflow, args.max_isl_ops, progress=tick
+        )
     text = render_network(result, args.format, color_for(args))
     if args.format == "table":
         lines = [

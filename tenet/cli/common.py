@@ -9,7 +9,7 @@ import contextlib
 import os
 import shutil
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from tenet.errors import InputError
@@ -271,3 +271,13 @@ def network_inputs(args: argparse.Namespace):
     if not args.arch:
         raise InputError("missing -a/--arch")
     return load_network(args.network), load_arch(resolve_arch(args.arch))
+
+
+@contextlib.contextmanager
+def parameters_as_flags(flags: Mapping[str, str]) -> Iterator[None]:
+    """An `InputError` that names a library parameter (`fixed`) names the user's flag
+    (`--set`) instead."""
+    try:
+        yield
+    except InputError as exc:
+        raise type(exc)(exc.message, *(flags.get(p, p) for p in (exc.source, exc.key))) from None

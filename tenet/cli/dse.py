@@ -12,6 +12,7 @@ from tenet.cli.common import (
     color_for,
     emit,
     execution_options,
+    parameters_as_flags,
     parse_sets,
 )
 from tenet.errors import InputError
@@ -94,10 +95,8 @@ def run(args: argparse.Namespace) -> int:
     for flag, value in (("-w/--workload", args.workload or args.network), ("-a/--arch", args.arch)):
         if not value:
             raise InputError(f"missing {flag}")
-    try:
+    with parameters_as_flags(FLAGS):
         objectives = parse_objectives(args.objectives)
-    except InputError as exc:  # the library names its parameter; the user typed a flag
-        raise type(exc)(exc.message, *(FLAGS.get(p, p) for p in (exc.source, exc.key))) from None
     options = {
         "skew": not args.no_skew,
         "limit": args.limit,
@@ -111,13 +110,11 @@ def run(args: argparse.Namespace) -> int:
         return run_dse_network(args, objectives, options)
     workload = load_workload(resolve_workload(args.workload), parse_sets(args.set))
     arch = load_arch(resolve_arch(args.arch))
-    try:
+    with parameters_as_flags(FLAGS):
         with progress_bar("exploring dataflows") as tick:
             report = explore(workload, arch, objectives, progress=tick, **options)
         if args.emit:
             emit_dataflows(report.pareto, args.emit)
-    except InputError as exc:  # the library names its parameter; the user typed a flag
-        raise type(exc)(exc.message, *(FLAGS.get(p, p) for p in (exc.source, exc.key))) from None
     if args.format == "json":
         emit(to_json(report.to_dict()) + "\n", args.output)
     else:
@@ -139,13 +136,11 @@ def run_dse_network(args: argparse.Namespace, objectives: tuple[str, ...], optio
         raise InputError("does not apply to a network: put parameters in the network file", "--set")
     network = load_network(args.network)
     arch = load_arch(resolve_arch(args.arch))
-    try:
+    with parameters_as_flags(FLAGS):
         with progress_bar("exploring dataflows per layer") as tick:
             report = explore_network(network, arch, objectives, progress=tick, **options)
         if args.emit:
             emit_network(report, args.emit)
-    except InputError as exc:  # the library names its parameter; the user typed a flag
-        raise type(exc)(exc.message, *(FLAGS.get(p, p) for p in (exc.source, exc.key))) from None
     if args.format == "json":
         emit(to_json(report.to_dict()) + "\n", args.output)
     else:
