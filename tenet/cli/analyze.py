@@ -17,6 +17,7 @@ from tenet.cli.common import (
     network_inputs,
     parameters_as_flags,
     parse_sets,
+    render_results,
 )
 from tenet.errors import InputError
 
@@ -69,7 +70,6 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tenet.model.metrics import analyze
-    from tenet.report.tables import render
 
     if args.family and not (args.symbolic and args.network):
         raise InputError("goes with -n/--network and --symbolic", "--family")
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         from tenet.bounds.snowcat import bound_at_capacity
 
         result["bound"] = bound_at_capacity(workload, arch, analysis)
-    emit(render([result], args.format, color_for(args)), args.output)
+    emit(render_results([result], args), args.output)
     return 0
 
 

@@ -181,11 +181,25 @@ def table_width(args: argparse.Namespace) -> int | None:
 def command_output(args: argparse.Namespace) -> Iterator[None]:
     """Around a command's run: refuse mistyped preset names and an `-o` that is one of the
     inputs, and fit the tables to the terminal."""
+    check_output(args, input_files(args))
+    if getattr(args, "format", "table") != "table":  # no table: leave rich unloaded
+        yield
+        return
     from tenet.report.tables import fit_width
 
-    check_output(args, input_files(args))
     with fit_width(table_width(args)):
         yield
+
+
+def render_results(results: list[dict], args: argparse.Namespace) -> str:
+    """`analyze`/`simulate` results in `--format`."""
+    if args.format == "table":
+        from tenet.report.tables import render
+
+        return render(results, "table", color_for(args))
+    from tenet.report.serial import render_data
+
+    return render_data(results, args.format)
 
 
 def input_files(args: argparse.Namespace) -> list[tuple[str, Path]]:

@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     from tenet.model.workload import load_workload
     from tenet.report.dse import front_table
     from tenet.report.progress import progress_bar
-    from tenet.report.tables import to_json
+    from tenet.report.serial import to_json
 
     if args.workload and args.network:
         raise InputError("give either -w/--workload or -n/--network, not both")
@@ -130,7 +130,7 @@ def run_dse_network(args: argparse.Namespace, objectives: tuple[str, ...], optio
     from tenet.model.arch import load_arch
     from tenet.report.dse import network_tables
     from tenet.report.progress import progress_bar
-    from tenet.report.tables import to_json
+    from tenet.report.serial import to_json
 
     if args.set:
         raise InputError("does not apply to a network: put parameters in the network file", "--set")

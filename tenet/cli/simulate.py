@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from tenet.cli.common import add_inputs, add_output, color_for, emit, load_inputs
+from tenet.cli.common import add_inputs, add_output, emit, load_inputs, render_results
 from tenet.util.limits import DEFAULT_MAX_INSTANCES
 
 EXAMPLE = "example: tenet simulate -w gemm -a systolic-8x8 -d os-systolic-8x8 --set M=16 --set N=16 --set K=16"
@@ -32,10 +32,9 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from tenet.analysis.simulate import simulate
     from tenet.report.progress import progress_bar
-    from tenet.report.tables import render
 
     workload, arch, dataflow = load_inputs(args)
     with progress_bar("enumerating instances") as tick:
         result = simulate(workload, arch, dataflow, args.max_instances, tick).to_dict()
-    emit(render([result], args.format, color_for(args)), args.output)
+    emit(render_results([result], args), args.output)
     return 0

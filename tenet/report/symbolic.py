@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tenet.analysis.symbolic import formula_text, symbolic_json
-from tenet.report.tables import to_json
+from tenet.report.serial import to_json
 
 
 def symbolic_text(result: Mapping[str, Any]) -> str:

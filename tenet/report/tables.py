@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import csv
 import dataclasses
 import io
-import json
 import re
 import weakref
 from collections.abc import Iterator
@@ -23,6 +21,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from tenet.model.metrics import TENSOR_FIELDS
+from tenet.report.serial import render_data, to_csv, to_json
 
 FORMATS = ("table", "json", "csv")
 
@@ -40,39 +39,6 @@ _NUMBER = r"[-+]?(?:\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?|inf|nan)"
 _NUMERIC_CELL = re.compile(
     rf"\*?{_NUMBER}(?:\s?(?:%|x|B|KiB|MiB|GiB|TiB))?(?:\s/\s{_NUMBER})?", re.IGNORECASE
 )
-
-
-def to_json(result: dict[str, Any]) -> str:
-    """JSON with exact integers (Python ints of any size)."""
-    return json.dumps(result, indent=2)
-
-
-def flatten(result: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """{"delay": {"ingress": 1}} -> {"delay.ingress": 1}; lists joined by ';'."""
-    flat: dict[str, Any] = {}
-    for key, value in result.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            flat.update(flatten(value, name + "."))
-        elif isinstance(value, list):
-            flat[name] = json.dumps(value)
-        else:
-            flat[name] = "" if value is None else value
-    return flat
-
-
-def to_csv(rows: list[dict[str, Any]]) -> str:
-    """One header line and one line per result (columns: dotted JSON keys)."""
-    flat = [flatten(row) for row in rows]
-    columns: dict[str, None] = {}
-    for row in flat:
-        for key in row:
-            columns.setdefault(key, None)
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(flat)
-    return out.getvalue()
 
 
 def _num(value: Any) -> str:
@@ -328,10 +294,8 @@ def _part(table: Table, columns: list[_FitColumn], widths: list[int]) -> Table:
 
 def render(results: list[dict[str, Any]], fmt: str, color: bool = False) -> str:
     """Render `analyze`/`simulate` results in one of FORMATS."""
-    if fmt == "json":
-        return to_json(results[0] if len(results) == 1 else results) + "\n"
-    if fmt == "csv":
-        return to_csv(results)
+    if fmt in ("json", "csv"):
+        return render_data(results, fmt)
     tables = [t for r in results for t in analysis_tables(r)]
     for r in results:
         if "bound" in r:

@@ -1,0 +1,48 @@
+"""JSON and CSV output: exact integers, dotted column names. Light to import (no rich)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+
+def to_json(result: Any) -> str:
+    """JSON with exact integers (Python ints of any size)."""
+    return json.dumps(result, indent=2)
+
+
+def flatten(result: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """{"delay": {"ingress": 1}} -> {"delay.ingress": 1}; lists as JSON text."""
+    flat: dict[str, Any] = {}
+    for key, value in result.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat.update(flatten(value, name + "."))
+        elif isinstance(value, list):
+            flat[name] = json.dumps(value)
+        else:
+            flat[name] = "" if value is None else value
+    return flat
+
+
+def to_csv(rows: list[dict[str, Any]]) -> str:
+    """One header line and one line per result (columns: dotted JSON keys)."""
+    flat = [flatten(row) for row in rows]
+    columns: dict[str, None] = {}
+    for row in flat:
+        for key in row:
+            columns.setdefault(key, None)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(flat)
+    return out.getvalue()
+
+
+def render_data(results: list[dict[str, Any]], fmt: str) -> str:
+    """`analyze`/`simulate` results as JSON (one object, or a list) or CSV."""
+    if fmt == "json":
+        return to_json(results[0] if len(results) == 1 else results) + "\n"
+    return to_csv(results)
