@@ -323,8 +323,8 @@ def choices(shape: ProductShape, template: str, m0: int) -> list[Choice]:
 _M_OUTER = ("Full", "TiledK", "TiledN", "TiledKN", "TiledNK")
 
 
-def shares_loop(producer: Choice, consumer: Choice) -> bool:
-    """Products e and e+1 share the loop over the intermediate's columns (N1 of e > 1)."""
+def shares_loop(producer: Choice) -> bool:
+    """Product e and the next share the loop over the intermediate's columns (N1 of e > 1)."""
     return producer.n1 > 1
 
 
@@ -334,7 +334,7 @@ def valid_nest(path: list[Choice]) -> bool:
     other than the row loops (its K loop inside S), the consumer likewise (its N loop inside S),
     no product shares on both sides, and an S outside the row loops (a Flash pair) is the
     whole segment."""
-    shared = [shares_loop(a, b) for a, b in itertools.pairwise(path)]
+    shared = [shares_loop(ch) for ch in path[:-1]]
     for e, is_shared in enumerate(shared):
         if not is_shared:
             continue
@@ -396,7 +396,7 @@ def live_buffer(path: list[Choice]) -> int:
     e = 0
     while e < len(path):
         ch = path[e]
-        if e + 1 < len(path) and shares_loop(ch, path[e + 1]):
+        if e + 1 < len(path) and shares_loop(ch):
             nxt = path[e + 1]
             phase.append(_working_set(ch) + (nxt.out_tile if _output_held(nxt) else 0))
             phase.append(_working_set(nxt) + (ch.in_tile if _input_held(ch) else 0))

@@ -105,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
     from tenet.model.arch import load_arch
     from tenet.report.plots import bound_plots
     from tenet.report.progress import progress_bar
-    from tenet.report.tables import bounds_tables, render_tables, to_csv, to_json
+    from tenet.report.serial import to_csv, to_json
+    from tenet.report.tables import bounds_tables, render_tables
 
     arch = load_arch(resolve_arch(args.arch)) if args.arch else None
     if arch is not None and not arch.levels:

@@ -128,7 +128,8 @@ def run(args: argparse.Namespace) -> int:
     from tenet.model.arch import load_arch
     from tenet.report.fusion import chimera_text, default_sizes, fuse_tables, fusion_plot
     from tenet.report.progress import progress_bar
-    from tenet.report.tables import render_tables, to_json
+    from tenet.report.serial import to_json
+    from tenet.report.tables import render_tables
 
     overrides = parse_sets(args.set)
     chain = load_chain(resolve_workload(args.workload), overrides)

@@ -40,7 +40,8 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from tenet.analysis.trace import trace
     from tenet.report.plots import activity_plot
-    from tenet.report.tables import to_json, trace_table
+    from tenet.report.serial import to_json
+    from tenet.report.tables import trace_table
 
     workload, arch, dataflow = load_inputs(args)
     for flag, value in (("--steps", args.steps), ("--pes", args.pes)):

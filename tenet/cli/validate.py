@@ -29,7 +29,8 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tenet.analysis.validate import validate
-    from tenet.report.tables import to_json, validation_text
+    from tenet.report.serial import to_json
+    from tenet.report.tables import validation_text
 
     workload, arch, dataflow = load_inputs(args)
     result = validate(workload, arch, dataflow, args.strict_reductions).to_dict()

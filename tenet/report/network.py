@@ -8,7 +8,8 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
-from tenet.report.tables import render_tables, to_csv, to_json
+from tenet.report.serial import to_csv, to_json
+from tenet.report.tables import render_tables
 
 if TYPE_CHECKING:
     from tenet.explore.network import NetworkResult
