@@ -1,0 +1,241 @@
+"""Imported loop nests against brute force: every kernel of tests/data/loopnests, C and Python.
+
+For each kernel and parameter setting, `tenet workload show --format json` of the C file and of
+the Python file must give, for every statement, the number of instances, and for every tensor,
+the number of distinct elements read and written, that executing the Python twin with recording
+arrays gives (tests/formats/loopnest_bruteforce.py, no tenet, no isl).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.formats import loopnest_bruteforce as brute
+from tests.helpers import run_cli
+
+KERNELS_DIR = Path(__file__).resolve().parent.parent / "data" / "loopnests"
+
+#: Per kernel: parameter settings beyond the files' defaults (non-square ones, edge sizes).
+#: The first runs by default, the others are slow.
+SETTINGS: dict[str, list[dict[str, int]]] = {
+    "gemm": [
+        {"NI": 3, "NJ": 5, "NK": 2},
+        {"NI": 9, "NJ": 4, "NK": 11},
+        {"NI": 1, "NJ": 1, "NK": 1},
+    ],
+    "2mm": [{"NI": 2, "NJ": 3, "NK": 4, "NL": 5}, {"NI": 7, "NJ": 2, "NK": 5, "NL": 8}],
+    "3mm": [
+        {"NI": 2, "NJ": 3, "NK": 4, "NL": 5, "NM": 6},
+        {"NI": 6, "NJ": 5, "NK": 4, "NL": 3, "NM": 2},
+    ],
+    "atax": [{"M": 3, "N": 5}, {"M": 9, "N": 2}],
+    "bicg": [{"M": 4, "N": 2}, {"M": 3, "N": 8}],
+    "mvt": [{"N": 3}, {"N": 11}],
+    "gesummv": [{"N": 3}, {"N": 10}],
+    "gemver": [{"N": 2}, {"N": 9}],
+    "syrk": [{"M": 3, "N": 4}, {"M": 8, "N": 3}],
+    "syr2k": [{"M": 4, "N": 3}, {"M": 2, "N": 9}],
+    "symm": [{"M": 4, "N": 2}, {"M": 7, "N": 5}, {"M": 1, "N": 3}],
+    "trmm": [{"M": 3, "N": 5}, {"M": 8, "N": 2}],
+    "doitgen": [{"NR": 2, "NQ": 3, "NP": 4}, {"NR": 4, "NQ": 2, "NP": 6}],
+    "jacobi-1d": [{"TSTEPS": 2, "N": 5}, {"TSTEPS": 5, "N": 13}, {"TSTEPS": 1, "N": 2}],
+    "jacobi-2d": [{"TSTEPS": 1, "N": 5}, {"TSTEPS": 3, "N": 9}, {"TSTEPS": 2, "N": 2}],
+    "seidel-2d": [{"TSTEPS": 3, "N": 4}, {"TSTEPS": 2, "N": 10}],
+    "heat-3d": [{"TSTEPS": 1, "N": 4}, {"TSTEPS": 3, "N": 7}],
+    "fdtd-2d": [{"TMAX": 2, "NX": 3, "NY": 4}, {"TMAX": 4, "NX": 7, "NY": 2}],
+    "adi": [{"TSTEPS": 1, "N": 4}, {"TSTEPS": 3, "N": 8}, {"TSTEPS": 2, "N": 2}],
+    "lu": [{"N": 3}, {"N": 10}, {"N": 1}],
+    "ludcmp": [{"N": 4}, {"N": 9}, {"N": 1}],
+    "cholesky": [{"N": 4}, {"N": 11}],
+    "trisolv": [{"N": 4}, {"N": 12}],
+    "floyd-warshall": [{"N": 3}, {"N": 9}],
+    "nussinov": [{"N": 5}, {"N": 12}, {"N": 1}],
+    "covariance": [{"M": 3, "N": 5}, {"M": 8, "N": 3}],
+    "correlation": [{"M": 3, "N": 5}, {"M": 7, "N": 4}, {"M": 1, "N": 3}],
+    "conv2d-strided": [
+        {"K": 2, "C": 3, "P": 2, "Q": 3, "R": 3, "S": 2},
+        {"K": 3, "C": 2, "P": 4, "Q": 2, "R": 2, "S": 4},
+        {"K": 1, "C": 1, "P": 1, "Q": 1, "R": 1, "S": 1},
+    ],
+}
+
+
+def _cases(files: tuple[str, ...]):
+    """(kernel, file, setting) parameters: the defaults and the first setting run by default."""
+    cases = []
+    for kernel, settings in SETTINGS.items():
+        for n, setting in enumerate([{}, *settings]):
+            marks = [pytest.mark.slow] if n >= 2 else []
+            ident = "defaults" if not setting else ",".join(f"{k}={v}" for k, v in setting.items())
+            for suffix in files:
+                cases.append(
+                    pytest.param(
+                        kernel, suffix, setting, marks=marks, id=f"{kernel}.{suffix}-{ident}"
+                    )
+                )
+    return cases
+
+
+_SHOWN: dict[tuple, dict] = {}
+_BRUTE: dict[tuple, brute.BruteForce] = {}
+
+
+def _set_args(setting: dict[str, int]) -> list[str]:
+    return [arg for name, value in setting.items() for arg in ("--set", f"{name}={value}")]
+
+
+def _show(path: Path, setting: dict[str, int], capsys) -> dict:
+    """`tenet workload show -w path --set ... --format json`, parsed (once per run)."""
+    key = (path, tuple(sorted(setting.items())))
+    if key not in _SHOWN:
+        args = ["workload", "show", "-w", path, *_set_args(setting), "--format", "json"]
+        rc, out, err = run_cli(args, capsys)
+        assert rc == 0, f"{path.name}: exit {rc}: {err.strip()}"
+        _SHOWN[key] = json.loads(out)
+    return _SHOWN[key]
+
+
+def _brute(kernel: str, setting: dict[str, int]) -> brute.BruteForce:
+    key = (kernel, tuple(sorted(setting.items())))
+    if key not in _BRUTE:
+        _BRUTE[key] = brute.run(KERNELS_DIR / f"{kernel}.py", setting)
+    return _BRUTE[key]
+
+
+def _expected_params(kernel: str, setting: dict[str, int]) -> dict[str, int]:
+    return {**brute.defaults(KERNELS_DIR / f"{kernel}.py"), **setting}
+
+
+def _access_kinds(statement: dict) -> set[tuple[str, str]]:
+    return {(a["tensor"], a["kind"]) for a in statement["accesses"]}
+
+
+@pytest.mark.parametrize(("kernel", "suffix", "setting"), _cases(("c", "py")))
+def test_counts_equal_brute_force(kernel, suffix, setting, capsys):
+    path = KERNELS_DIR / f"{kernel}.{suffix}"
+    shown = _show(path, setting, capsys)
+    expected = _brute(kernel, setting)
+    where = f"{path.name} {setting or 'defaults'}"
+
+    assert {k: int(v) for k, v in shown["params"].items()} == _expected_params(kernel, setting)
+
+    names = [s["name"] for s in shown["statements"]]
+    assert names == expected.statements, where
+    for statement in shown["statements"]:
+        name = statement["name"]
+        assert statement["instances"] == expected.instances[name], f"{where} {name} instances"
+        if expected.instances[name]:
+            kinds = {(t, k) for s, t, k in expected.accesses if s == name}
+            assert _access_kinds(statement) == kinds, f"{where} {name} accesses"
+
+    tensors = shown["tensors"]
+    for tensor in sorted(expected.tensors):
+        assert tensor in tensors, f"{where}: tensor {tensor} missing"
+        got = (tensors[tensor]["read_footprint"], tensors[tensor]["write_footprint"])
+        want = (expected.read_footprint(tensor), expected.write_footprint(tensor))
+        assert got == want, f"{where} {tensor} (read, write) footprints"
+    for tensor in set(tensors) - expected.tensors:
+        got = (tensors[tensor]["read_footprint"], tensors[tensor]["write_footprint"])
+        assert got == (0, 0), f"{where}: {tensor} is never accessed"
+
+    # the kernel itself: subscripts stay inside the array (declared shape for C)
+    for tensor in expected.tensors:
+        extent = expected.extent(tensor)
+        assert all(low >= 0 for low, _ in extent), f"{where}: {tensor} negative subscript"
+        shape = tensors[tensor]["shape"]
+        if isinstance(shape, list) and all(isinstance(d, int) for d in shape):
+            assert len(shape) == len(extent), f"{where}: {tensor} rank"
+            assert all(high < d for (_, high), d in zip(extent, shape)), f"{where}: {tensor} shape"
+
+
+@pytest.mark.parametrize(("kernel", "suffix", "setting"), _cases(("c",)))
+def test_c_and_python_twins_agree(kernel, suffix, setting, capsys):
+    from_c = _show(KERNELS_DIR / f"{kernel}.c", setting, capsys)
+    from_py = _show(KERNELS_DIR / f"{kernel}.py", setting, capsys)
+    assert from_c["params"] == from_py["params"]
+    assert [(s["name"], s["instances"]) for s in from_c["statements"]] == [
+        (s["name"], s["instances"]) for s in from_py["statements"]
+    ]
+    for c_statement, py_statement in zip(from_c["statements"], from_py["statements"]):
+        assert _access_kinds(c_statement) == _access_kinds(py_statement), c_statement["name"]
+
+    def footprints(shown):
+        return {
+            name: (t["read_footprint"], t["write_footprint"])
+            for name, t in shown["tensors"].items()
+            if t["read_footprint"] or t["write_footprint"]
+        }
+
+    assert footprints(from_c) == footprints(from_py)
+
+
+def test_every_kernel_has_both_twins():
+    stems = {p.stem for p in KERNELS_DIR.glob("*.c")}
+    assert stems == {p.stem for p in KERNELS_DIR.glob("*.py")} == set(SETTINGS)
+
+
+# -- the brute forcer itself, on a kernel counted by hand --------------------------------------
+
+TINY = """\
+N = 4
+M = 3
+
+
+def kernel_tiny(N, M, A, B, C, D, s, alpha):
+    t = 0.0
+    for i in range(N - 1, -1, -1):
+        for j in range(i, M):
+            A[i, j] += alpha * B[j][i]
+            t = s[i] = B[i][j] if i < j else C[j, i]
+        if i >= 1:
+            s[i] = max(s[i - 1], t) if s[i] > t else D[i]
+        else:
+            t += 1.0
+"""
+
+
+def test_brute_force_on_a_kernel_counted_by_hand(tmp_path):
+    path = tmp_path / "tiny.py"
+    path.write_text(TINY)
+    result = brute.run(path)
+    # i = 3, 2, 1, 0 and j in [i, 3): (2,2), (1,1), (1,2), (0,0), (0,1), (0,2): 6 points
+    assert result.statements == ["S0", "S1", "S2", "S3", "S4"]
+    assert result.instances == {"S0": 1, "S1": 6, "S2": 6, "S3": 3, "S4": 1}
+    footprints = {t: (result.read_footprint(t), result.write_footprint(t)) for t in result.tensors}
+    assert footprints == {
+        "A": (6, 6),  # compound assignment: the 6 (i, j) read and written
+        "B": (9, 0),  # S1 reads B[j][i] (6), S2 adds B[i][j] for i < j: all 9 of 3x3
+        "C": (3, 0),  # affine ternary: C[j, i] only when i == j
+        "D": (3, 0),  # data-dependent ternary: both branches read, D[3], D[2], D[1]
+        "s": (4, 4),  # S3 reads s[i], s[i-1] for i = 3, 2, 1; S2 writes s[0..2], S3 s[1..3]
+        "alpha": (1, 0),
+        "t": (1, 1),
+    }
+    kinds = {(s, t, k) for s, t, k in result.accesses}
+    assert {(t, k) for s, t, k in kinds if s == "S2"} == {
+        ("B", "read"),
+        ("C", "read"),
+        ("t", "write"),
+        ("s", "write"),
+    }
+    assert {(t, k) for s, t, k in kinds if s == "S4"} == {("t", "read"), ("t", "write")}
+    assert result.extent("B") == ((0, 2), (0, 2))
+
+
+def test_brute_force_gemm_closed_form():
+    result = brute.run(KERNELS_DIR / "gemm.py", {"NI": 2, "NJ": 3, "NK": 4})
+    assert result.instances == {"S0": 2 * 3, "S1": 2 * 3 * 4}
+    assert result.read_footprint("B") == 4 * 3
+    assert result.write_footprint("C") == 2 * 3
+
+
+def test_brute_force_refuses_an_indirect_subscript(tmp_path):
+    path = tmp_path / "indirect.py"
+    path.write_text(
+        "N = 3\n\n\ndef kernel_x(N, A, B):\n    for i in range(N):\n        A[B[i]] = 0.0\n"
+    )
+    with pytest.raises(brute.UnsupportedKernel):
+        brute.run(path)
