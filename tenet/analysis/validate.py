@@ -142,6 +142,8 @@ def flow_dependences(workload: Workload, strict_reductions: bool = False) -> isl
     with `strict_reductions` they also read their element (read-modify-write), which
     orders the accumulation itself.
     """
+    if workload.has_program_order():
+        return _ordered_flow_dependences(workload, strict_reductions)
     width = max(arity for _, arity in workload.statements)
     schedule = None
     for index, (name, arity) in enumerate(workload.statements):
@@ -168,6 +170,44 @@ def flow_dependences(workload: Workload, strict_reductions: bool = False) -> isl
         info = info.set_may_source(may)
     flow = info.set_schedule_map(schedule).compute_flow()
     return flow.get_may_dependence().union(flow.get_must_dependence())
+
+
+def _ordered_flow_dependences(workload: Workload, strict_reductions: bool) -> isl.UnionMap:
+    """Flow dependences of a workload with its own program order (an imported loop nest).
+
+    Plain writes are must-sources and compound updates (`+=`, ...) may-sources, tensor by
+    tensor. Unless `strict_reductions`, two instances of one statement that update the same
+    element with a compound assignment may run in either order (a reduction): that
+    dependence is dropped, while those into and out of the accumulation are kept.
+    """
+    schedule = workload.program_schedule()
+    deps = isl.UnionMap("{ }")
+    for tensor in workload.accesses["write"]:
+        reads = workload.accesses["read"].get(tensor)
+        if reads is None:
+            continue
+        must, may, free = None, None, None
+        for info in workload.statement_info.values():
+            for side, target, _, rel in info.accesses:
+                if side != "write" or target != tensor:
+                    continue
+                if tensor in info.accumulates:
+                    may = rel if may is None else may.union(rel)
+                    same = rel.apply_range(rel.reverse())  # S[n] -> S[n'] updating one element
+                    free = same if free is None else free.union(same)
+                else:
+                    must = rel if must is None else must.union(rel)
+        info_flow = isl.UnionAccessInfo.from_sink(reads)
+        if must is not None:
+            info_flow = info_flow.set_must_source(must)
+        if may is not None:
+            info_flow = info_flow.set_may_source(may)
+        flow = info_flow.set_schedule_map(schedule).compute_flow()
+        tensor_deps = flow.get_may_dependence().union(flow.get_must_dependence())
+        if free is not None and not strict_reductions:
+            tensor_deps = tensor_deps.subtract(free)
+        deps = deps.union(tensor_deps)
+    return deps
 
 
 def _union(rels) -> isl.UnionMap | None:

@@ -24,6 +24,7 @@ COMMANDS = {
     "fuse": "fuse",
     "dse": "dse",
     "presets": "presets",
+    "workload": "workload",
 }
 
 

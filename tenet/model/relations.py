@@ -105,7 +105,11 @@ class SpaceTime:
 
 
 def program_order(workload: Workload) -> isl.UnionMap:
-    """{ s -> s' : s runs before s' in the original program } (statements in list order)."""
+    """{ s -> s' : s runs before s' in the original program }: by the statements' own
+    schedules when they have them (imported loop nests), else in list order."""
+    if workload.has_program_order():
+        schedule = workload.program_schedule()
+        return schedule.lex_lt_union_map(schedule)
     names = [name for name, _ in workload.statements]
     order = None
     for a, first in enumerate(names):

@@ -15,6 +15,7 @@ from tenet.util.io import check_keys, expect_int, expect_mapping, expect_str, lo
 from tenet.util.isl_util import (
     fix_params,
     is_bounded,
+    maps_of,
     name_of_map_domain,
     name_of_map_range,
     parse_union_map,
@@ -23,6 +24,20 @@ from tenet.util.isl_util import (
 )
 
 SIDES = ("read", "write")
+
+
+@dataclass
+class StatementInfo:
+    """One statement as its source gives it: texts with parameters symbolic, each access on
+    its own, and (for imported loop nests) its program order and its accumulations."""
+
+    name: str
+    domain_text: str
+    accesses: list[tuple[str, str, str, isl.UnionMap]]  # (side, tensor, text, relation on D_S)
+    schedule_text: str | None = None
+    schedule: isl.UnionMap | None = None  # S[n] -> [t] (2d+1 program order), params fixed
+    accumulates: tuple[str, ...] = ()  # tensors this statement updates with +=, -=, *=, /=
+    origin: str | None = None  # FILE:LINE of the statement in its source
 
 
 @dataclass
@@ -41,6 +56,8 @@ class Workload:
     macs_per_instance: int = 1
     source: str | None = None
     statement_domains: dict[str, isl.UnionSet] = field(default_factory=dict)
+    statement_info: dict[str, StatementInfo] = field(default_factory=dict)
+    tensor_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def tensors(self) -> list[str]:
@@ -54,12 +71,55 @@ class Workload:
     def access(self, tensor: str, side: str) -> isl.UnionMap | None:
         return self.accesses[side].get(tensor)
 
+    def has_program_order(self) -> bool:
+        """Whether the statements carry their own program order (a `schedule` each)."""
+        return any(info.schedule is not None for info in self.statement_info.values())
+
+    def program_schedule(self) -> isl.UnionMap:
+        """{ S[n] -> [t] }: the program order as one schedule into a common time space.
+
+        With per-statement schedules (imported loop nests) those, padded with zeros to one
+        width; otherwise the statements in list order, each in lexicographic order of its
+        indices: S_k[n] -> [k, n, 0...].
+        """
+        pieces: list[isl.Map] = []
+        if self.has_program_order():
+            for name, _ in self.statements:
+                pieces += maps_of(self.statement_info[name].schedule)
+        else:
+            for index, (name, arity) in enumerate(self.statements):
+                dims = [f"i{k}" for k in range(arity)]
+                text = f"{{ {name}[{', '.join(dims)}] -> [{', '.join([str(index), *dims])}] }}"
+                pieces.append(isl.Map(text))
+        width = max(m.dim(isl.dim_type.out) for m in pieces)
+        out = None
+        for m in pieces:
+            pad = width - m.dim(isl.dim_type.out)
+            if pad:
+                zeros = isl.Map(
+                    f"{{ [{', '.join(f't{k}' for k in range(m.dim(isl.dim_type.out)))}] -> "
+                    f"[{', '.join([*(f't{k}' for k in range(m.dim(isl.dim_type.out))), *['0'] * pad])}] }}"
+                )
+                m = m.apply_range(zeros)
+            piece = isl.UnionMap.from_map(m)
+            out = piece if out is None else out.union(piece)
+        return out
+
 
 @dataclass
-class _RawStatement:
+class RawStatement:
+    """A statement as text, before parsing: what a workload file or a loop nest gives."""
+
     domain: str
     domain_key: str
     accesses: list[tuple[str, str, str, str]]  # (side, tensor, isl text, key)
+    schedule: str | None = None  # { S[n] -> [t] }, the statement's program order
+    schedule_key: str | None = None
+    accumulates: tuple[str, ...] = ()
+    origin: str | None = None
+
+
+_RawStatement = RawStatement
 
 
 def _param_values(raw: Any, overrides: Mapping[str, int] | None, source: str) -> dict[str, int]:
@@ -80,7 +140,7 @@ def _einsum_statements(
 ) -> list[_RawStatement]:
     check_keys(
         data,
-        ("name", "params", "einsum", "bounds", "statement", "macs_per_instance"),
+        ("name", "params", "einsum", "bounds", "statement", "macs_per_instance", "shapes"),
         ("einsum", "bounds"),
         source,
     )
@@ -132,7 +192,12 @@ def _check_positive_extent(bound: str, values: dict[str, int], source: str, key:
 
 
 def _isl_statements(data: Mapping[str, Any], source: str) -> list[_RawStatement]:
-    check_keys(data, ("name", "params", "statements", "macs_per_instance"), ("statements",), source)
+    check_keys(
+        data,
+        ("name", "params", "statements", "macs_per_instance", "shapes"),
+        ("statements",),
+        source,
+    )
     raw = data["statements"]
     if not isinstance(raw, list) or not raw:
         raise InputError("expected a non-empty list of statements", source, "statements")
@@ -140,7 +205,13 @@ def _isl_statements(data: Mapping[str, Any], source: str) -> list[_RawStatement]
     for n, entry in enumerate(raw):
         prefix = f"statements[{n}]"
         entry = expect_mapping(entry, source, prefix)
-        check_keys(entry, ("domain", "reads", "writes"), ("domain",), source, prefix + ".")
+        check_keys(
+            entry,
+            ("domain", "reads", "writes", "schedule", "accumulates"),
+            ("domain",),
+            source,
+            prefix + ".",
+        )
         accesses = []
         for side, key in (("read", "reads"), ("write", "writes")):
             tensors = expect_mapping(entry.get(key) or {}, source, f"{prefix}.{key}")
@@ -151,8 +222,36 @@ def _isl_statements(data: Mapping[str, Any], source: str) -> list[_RawStatement]
                         f"[{k}]" if isinstance(texts, list) else ""
                     )
                     accesses.append((side, str(tensor), expect_str(text, source, akey), akey))
-        statements.append(_RawStatement(entry["domain"], f"{prefix}.domain", accesses))
+        schedule = entry.get("schedule")
+        if schedule is not None:
+            schedule = expect_str(schedule, source, f"{prefix}.schedule")
+        accumulates = entry.get("accumulates") or []
+        if not isinstance(accumulates, list) or not all(isinstance(t, str) for t in accumulates):
+            raise InputError("expected a list of tensor names", source, f"{prefix}.accumulates")
+        statements.append(
+            _RawStatement(
+                entry["domain"],
+                f"{prefix}.domain",
+                accesses,
+                schedule,
+                f"{prefix}.schedule",
+                tuple(accumulates),
+            )
+        )
+    if len({s.schedule is None for s in statements}) > 1:
+        raise InputError("give a 'schedule' for every statement or for none", source, "statements")
     return statements
+
+
+def _shapes(raw: Any, source: str) -> dict[str, tuple[int, ...]]:
+    """The optional `shapes: {TENSOR: [extent, ...]}` of a workload file."""
+    shapes = {}
+    for tensor, dims in expect_mapping(raw or {}, source, "shapes").items():
+        key = f"shapes.{tensor}"
+        if not isinstance(dims, list):
+            raise InputError(f"expected a list of extents, got {dims!r}", source, key)
+        shapes[str(tensor)] = tuple(expect_int(d, source, key, 0) for d in dims)
+    return shapes
 
 
 def build_workload(
@@ -161,9 +260,11 @@ def build_workload(
     values: dict[str, int],
     source: str,
     macs_per_instance: int = 1,
+    tensor_shapes: Mapping[str, tuple[int, ...]] | None = None,
 ) -> Workload:
     """Parse, substitute parameters and check every statement and access."""
     domains: dict[str, isl.UnionSet] = {}
+    infos: dict[str, StatementInfo] = {}
     order: list[tuple[str, int]] = []
     accesses: dict[str, dict[str, isl.UnionMap]] = {side: {} for side in SIDES}
     arity_of: dict[str, tuple[int, str]] = {}
@@ -196,6 +297,11 @@ def build_workload(
             )
         domains[stmt] = dom
         order.append((stmt, arity))
+        info = StatementInfo(stmt, raw.domain, [], accumulates=raw.accumulates, origin=raw.origin)
+        infos[stmt] = info
+        if raw.schedule is not None:
+            info.schedule_text = raw.schedule
+            info.schedule = _statement_schedule(raw, dom, stmt, arity, values, source)
         for side, tensor, text, key in raw.accesses:
             rel = fix_params(parse_union_map(text, source, key), values, source, key)
             for dname, darity in name_of_map_domain(rel):
@@ -229,10 +335,62 @@ def build_workload(
                     )
             side_map = accesses[side]
             side_map[tensor] = side_map[tensor].union(rel) if tensor in side_map else rel
+            info.accesses.append((side, tensor, text, rel))
+        for tensor in raw.accumulates:
+            if not any(s == "write" and t == tensor for s, t, _, _ in info.accesses):
+                raise InputError(
+                    f"{stmt} accumulates into {tensor!r} but does not write it",
+                    source,
+                    raw.schedule_key,
+                )
     domain = None
     for dom in domains.values():
         domain = dom if domain is None else domain.union(dom)
-    return Workload(name, values, order, domain, accesses, macs_per_instance, source, domains)
+    for tensor in tensor_shapes or {}:
+        if tensor not in accesses["read"] and tensor not in accesses["write"]:
+            raise InputError("no statement accesses this tensor", source, f"shapes.{tensor}")
+    workload = Workload(
+        name,
+        values,
+        order,
+        domain,
+        accesses,
+        macs_per_instance,
+        source,
+        domains,
+        infos,
+        dict(tensor_shapes or {}),
+    )
+    if workload.has_program_order() and not workload.program_schedule().is_injective():
+        raise InputError(
+            "the schedules give two instances the same position in program order",
+            source,
+            "statements",
+        )
+    return workload
+
+
+def _statement_schedule(
+    raw: RawStatement,
+    dom: isl.UnionSet,
+    stmt: str,
+    arity: int,
+    values: dict[str, int],
+    source: str,
+) -> isl.UnionMap:
+    """The statement's program order { S[n] -> [t] }, checked to be a function on D_S."""
+    key = raw.schedule_key
+    rel = fix_params(parse_union_map(raw.schedule, source, key), values, source, key)
+    if name_of_map_domain(rel) != [(stmt, arity)]:
+        raise InputError(f"the schedule must map {stmt}[{arity} dims] only", source, key)
+    rel = rel.intersect_domain(dom)
+    if not rel.domain().is_equal(dom) or not rel.is_single_valued():
+        raise InputError(
+            f"the schedule is not a function on the domain of {stmt} (one time per instance)",
+            source,
+            key,
+        )
+    return rel
 
 
 def load_workload(path: str | Path, overrides: Mapping[str, int] | None = None) -> Workload:
@@ -247,7 +405,16 @@ def load_workload(path: str | Path, overrides: Mapping[str, int] | None = None) 
         )
     check_keys(
         data,
-        ("name", "params", "einsum", "bounds", "statement", "statements", "macs_per_instance"),
+        (
+            "name",
+            "params",
+            "einsum",
+            "bounds",
+            "statement",
+            "statements",
+            "macs_per_instance",
+            "shapes",
+        ),
         (),
         source,
     )
@@ -260,4 +427,4 @@ def load_workload(path: str | Path, overrides: Mapping[str, int] | None = None) 
     else:
         raise InputError("missing required key: 'einsum' (with 'bounds') or 'statements'", source)
     macs = expect_int(data.get("macs_per_instance", 1), source, "macs_per_instance", 1)
-    return build_workload(name, raw, values, source, macs)
+    return build_workload(name, raw, values, source, macs, _shapes(data.get("shapes"), source))
