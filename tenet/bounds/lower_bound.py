@@ -6,11 +6,14 @@ for one MAC (bypass, 1 access); each output word has one partial sum, whose firs
 free and every later fill is a read, and every fill ends with a write. Q counts them all.
 
 Segment bound. Count *arrivals*: input fetches, bypassed input reads, partial-sum reads and
-first touches. There are Q - (writes - |O|) <= Q of them. Cut the run, between MACs, into
-segments of at least t arrivals each (the last may have fewer); one MAC brings at most J
-arrivals (J tensors, all bypassed), so a segment has at most t + J - 1, and its MACs use at
-most S + t + J - 1 distinct tensor words, hence run at most F(S + t + J - 1) MACs, and
-Q >= t * (ceil(MACs / F(S + t + J - 1)) - 1) for every t >= 1.
+first touches. There are R = Q - (writes - |O|) <= Q of them. Cut the run into segments as
+soon as a segment holds t arrivals, never inside a MAC (a MAC brings its bypassed words with
+it, at most J for J tensors): every segment but the last holds a in [t, t + J - 1] arrivals,
+the last fewer than t. A segment's MACs use at most S + a distinct tensor words, so run at
+most F(S + a) MACs. Hence, for every t >= 1,
+
+    Q >= R >= rho_t * (MACs - F(S + t + J - 1)),   rho_t = min_{t <= a < t+J} a / F(S + a)
+    Q >= R >= t * (ceil(MACs / F(S + t + J - 1)) - 1).
 
 F comes from the fractional Shearer (discrete Hölder-Brascamp-Lieb) inequality for
 coordinate projections, with rank sizes as extra factors (Dinh and Demmel's arbitrary
@@ -274,6 +277,9 @@ def gemm_bound(m: int, n: int, k: int, buffer_words: int) -> int:
     return segment_bound(m * n * k, 2 * s, isqrt(s**3))
 
 
+_EXACT_RATIO_BELOW = 256  # segment lengths up to which rho_t is found exactly
+
+
 def _segment_grid(lowest: int) -> Iterable[int]:
     """Segment lengths t to try: the fixed grid floor(2^(i/8)), i = 0, 1, ..., from the first
     point >= `lowest` on. The grid does not depend on S, so the bound never rises with S."""
@@ -288,7 +294,7 @@ def _segment_grid(lowest: int) -> Iterable[int]:
 def lower_bound(problem: Problem, buffer_words: int) -> int:
     """A proven floor on backing-store accesses for ANY schedule of the einsum with a buffer
     of `buffer_words` words, counted as tenet counts them (docs/bounds.md, Lower bounds):
-    max(algorithmic minimum, max over t of t * (ceil(MACs / F(S + t + J - 1)) - 1))."""
+    the algorithmic minimum, or the segment bound at the best t of a fixed grid."""
     if buffer_words < 0:
         raise ValueError("buffer_words must be >= 0")
     best = problem.algorithmic_minimum
@@ -296,15 +302,31 @@ def lower_bound(problem: Problem, buffer_words: int) -> int:
     candidates = _candidates_for(_key(problem))
     if not any(c.sigma > 1 for c in candidates):
         return best
-    extra = len(problem.tensors) - 1  # one MAC's bypassed words beyond the t-th arrival
+    extra = len(problem.tensors) - 1  # a MAC's bypassed words beyond the t-th arrival
+    known: dict[int, int] = {}
+
+    def capacity(words: int) -> int:
+        if words not in known:
+            known[words] = min([macs] + [c.macs_within(words) for c in candidates])
+        return known[words]
+
     # Any t gives a valid bound; t/(S + t)^sigma peaks at t = S/(sigma - 1) >= S/16 when
     # sigma <= 17, and a lower end that grows with S keeps the bound from rising with S.
     for t in _segment_grid(max(1, buffer_words // 16)):
-        words = buffer_words + t + extra
-        per_segment = min([macs] + [c.macs_within(words) for c in candidates])
-        if per_segment >= macs:
+        top = capacity(buffer_words + t + extra)
+        if top >= macs:
             break  # one segment holds every MAC, and so for every longer t
-        best = max(best, segment_bound(macs, t, per_segment))
+        best = max(best, segment_bound(macs, t, top))
+        if t <= _EXACT_RATIO_BELOW:
+            ratio = min(
+                Fraction(a, capacity(buffer_words + a))
+                for a in range(t, t + extra + 1)
+                if capacity(buffer_words + a)
+            )
+        else:
+            ratio = Fraction(t, top)  # <= a / F(S + a) for every a in [t, t + J - 1]
+        forced = ratio * (macs - top)
+        best = max(best, -(-forced.numerator // forced.denominator))
     return best
 
 
