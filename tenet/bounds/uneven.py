@@ -1,0 +1,733 @@
+"""Mapping spaces beyond Snowcat for one einsum: per-tensor tile placement ("uneven") and
+imperfect tiles, searched exhaustively with exact pruning (docs/bounds.md, "Mapping spaces").
+
+A mapping is a nest of backing-store loops, outermost first. A loop of rank r with tile t
+walks the current chunk of r in pieces of t words of r; when t does not divide the chunk the
+last piece is partial (imperfect tiles). Each kept tensor X is held at its own position p
+(the number of loops above its tile):
+
+    range_r(p) = tile of the innermost r-loop above p (R_r when there is none)
+    tile(X)    = prod_d (sum_r |a_dr| (range_r(p) - 1) + 1)        box of full chunks
+    fetched(X) = sum, over the iterations of the loops above p down to the innermost one
+                 that indexes X (j*), of the words of X's tile at that iteration
+    buffer     = sum_kept tile(X)
+    accesses   = sum_kept inputs fetched(X) + 2 fetched(O) - |O|   (+ bypass: MACs per input,
+                 2 MACs - |O| for the output)
+
+Loops between j* and p do not move X's tile, so it stays put across them. A tile that
+changes is fetched whole (no sliding-window saving in this space); Snowcat mappings keep
+Snowcat's own costs, sliding windows included, because every front here is merged with the
+Snowcat front of the same flags.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from math import ceil, prod
+from typing import Any
+
+import numpy as np
+
+from tenet.bounds.snowcat import BoundTensor, Problem, evaluate, mapping_text, pareto_front
+from tenet.errors import InputError
+
+Progress = Callable[[int, int], None] | None
+Chunks = dict[int, int]  # chunk size -> number of chunks of that size
+
+#: Largest number of candidate tile chains per rank that the imperfect search enumerates.
+IMPERFECT_CHAIN_LIMIT = 60_000
+
+
+@dataclass
+class FrontPoint:
+    """One point of a ski slope: exact buffer words and backing-store words."""
+
+    buffer: int
+    accesses: int
+    mapping: str
+    detail: dict[str, Any]
+
+
+@dataclass
+class SpaceFront:
+    """The Pareto front of one mapping space: buffer strictly rising, accesses falling."""
+
+    space: str
+    imperfect: bool
+    bypass: bool
+    mappings_evaluated: int
+    points: list[FrontPoint]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "space": self.space,
+            "imperfect": self.imperfect,
+            "bypass": self.bypass,
+            "mappings_evaluated": self.mappings_evaluated,
+            "pareto": [
+                {"buffer": p.buffer, "accesses": p.accesses, "mapping": p.mapping, **p.detail}
+                for p in self.points
+            ],
+        }
+
+
+@dataclass
+class UnevenMapping:
+    """A loop nest: (rank, tile) outermost first, each kept tensor's position (loops above
+    its tile), and the bypassed tensors."""
+
+    loops: tuple[tuple[str, int], ...]
+    positions: dict[str, int]
+    bypassed: tuple[str, ...] = field(default_factory=tuple)
+
+
+# --- chunks and the cost of one mapping -------------------------------------------------------
+
+
+def split_chunks(chunks: Chunks, tile: int) -> Chunks:
+    """Cut every chunk into pieces of `tile`, the last piece of each partial."""
+    out: Chunks = {}
+    for size, count in chunks.items():
+        full, rest = divmod(size, tile)
+        if full:
+            out[tile] = out.get(tile, 0) + count * full
+        if rest:
+            out[rest] = out.get(rest, 0) + count
+    return out
+
+
+def _uses(tensor: BoundTensor, rank: int) -> bool:
+    return any(dim[rank] for dim in tensor.dims)
+
+
+def tensor_fetch(
+    problem: Problem, loops: Sequence[tuple[int, int]], tensor: BoundTensor, position: int
+) -> tuple[int, int]:
+    """(tile words, words fetched) of `tensor` held below loops[:position] ((rank index, tile)
+    pairs): Σ over iterations of the loops down to the innermost indexing one of the tile."""
+    n = len(problem.ranks)
+    chunks: list[Chunks] = [{s: 1} for s in problem.sizes]
+    ranges = list(problem.sizes)
+    at_last_index: list[Chunks] | None = None
+    for rank, tile in loops[:position]:
+        chunks[rank] = split_chunks(chunks[rank], tile)
+        ranges[rank] = min(ranges[rank], tile)
+        if _uses(tensor, rank):
+            at_last_index = [dict(c) for c in chunks]
+    tile = problem.extent(tensor, ranges)
+    if at_last_index is None:
+        return tile, tile
+    mine = [r for r in range(n) if _uses(tensor, r)]
+    replays = prod(sum(at_last_index[r].values()) for r in range(n) if r not in mine)
+    fetched = 0
+    for combo in itertools.product(*(at_last_index[r].items() for r in mine)):
+        sizes = list(ranges)
+        count = 1
+        for r, (size, many) in zip(mine, combo):
+            sizes[r] = size
+            count *= many
+        fetched += count * problem.extent(tensor, sizes)
+    return tile, fetched * replays
+
+
+def _rank_index(problem: Problem, name: str, text: str) -> int:
+    if name not in problem.ranks:
+        raise InputError(f"unknown rank {name!r} in mapping {text!r}", "mapping")
+    return problem.ranks.index(name)
+
+
+def _indexed_loops(problem: Problem, mapping: UnevenMapping) -> list[tuple[int, int]]:
+    loops = []
+    for name, tile in mapping.loops:
+        rank = _rank_index(problem, name, name)
+        if tile < 1:
+            raise InputError(f"loop {name} has tile {tile} (must be >= 1)", "mapping")
+        loops.append((rank, tile))
+    return loops
+
+
+def mapping_cost(problem: Problem, mapping: UnevenMapping | str) -> tuple[int, int]:
+    """(buffer words, backing-store words) of one explicit uneven mapping (exact ints)."""
+    if isinstance(mapping, str):
+        mapping = parse_mapping(problem, mapping)
+    loops = _indexed_loops(problem, mapping)
+    buffer = accesses = 0
+    for tensor in problem.tensors:
+        if tensor.name in mapping.bypassed:
+            accesses += (2 * problem.macs - problem.size(tensor)) if tensor.output else problem.macs
+            continue
+        if tensor.name not in mapping.positions:
+            raise InputError(f"tensor {tensor.name} has no position in the mapping", "mapping")
+        position = mapping.positions[tensor.name]
+        if not 0 <= position <= len(loops):
+            raise InputError(f"position of {tensor.name} is outside the nest", "mapping")
+        tile, fetched = tensor_fetch(problem, loops, tensor, position)
+        buffer += tile
+        accesses += 2 * fetched - problem.size(tensor) if tensor.output else fetched
+    return buffer, accesses
+
+
+# --- mapping text ------------------------------------------------------------------------------
+
+
+def uneven_text(problem: Problem, mapping: UnevenMapping) -> str:
+    """`[A] n:64 [B] m:64 [Z] k:64`: tensors at their positions, loops as rank:trips, or
+    rank:trips(tile) when the tile does not divide the chunk it walks (last piece partial)."""
+    at: dict[int, list[str]] = {}
+    for name, position in mapping.positions.items():
+        at.setdefault(position, []).append(name)
+    order = [t.name for t in problem.tensors]
+    chunks: dict[str, Chunks] = {r: {s: 1} for r, s in zip(problem.ranks, problem.sizes)}
+    words = []
+    for index, (rank, tile) in enumerate([*mapping.loops, (None, None)]):
+        for name in sorted(at.get(index, []), key=order.index):
+            words.append(f"[{name}]")
+        if rank is None:
+            break
+        parent = chunks[rank]
+        trips = ceil(max(parent) / tile)
+        even = all(size % tile == 0 for size in parent)
+        words.append(f"{rank}:{trips}" if even else f"{rank}:{trips}({tile})")
+        chunks[rank] = split_chunks(parent, tile)
+    text = " ".join(words) or "(no loops)"
+    if mapping.bypassed:
+        text += " | bypass " + ",".join(mapping.bypassed)
+    return text
+
+
+_TOKEN = re.compile(
+    r"\[(?P<tensor>[^\]]+)\]|(?P<rank>[A-Za-z_]\w*):(?P<trips>\d+)(?:\((?P<tile>\d+)\))?"
+)
+
+
+def parse_mapping(problem: Problem, text: str) -> UnevenMapping:
+    """The inverse of `uneven_text`: `[A] n:64 [B] m:64 [Z] k:64 | bypass X`."""
+    body, _, bypass = text.partition("|")
+    bypassed = tuple(b.strip() for b in bypass.replace("bypass", "", 1).split(",") if b.strip())
+    names = {t.name for t in problem.tensors}
+    chunks: dict[str, Chunks] = {r: {s: 1} for r, s in zip(problem.ranks, problem.sizes)}
+    loops: list[tuple[str, int]] = []
+    positions: dict[str, int] = {}
+    rest = body.strip()
+    while rest:
+        match = _TOKEN.match(rest)
+        if not match:
+            raise InputError(f"cannot read {rest.split()[0]!r} in mapping {text!r}", "mapping")
+        rest = rest[match.end() :].lstrip()
+        if match["tensor"]:
+            if match["tensor"] not in names:
+                raise InputError(f"unknown tensor {match['tensor']!r} in {text!r}", "mapping")
+            positions[match["tensor"]] = len(loops)
+            continue
+        rank, trips = match["rank"], int(match["trips"])
+        _rank_index(problem, rank, text)
+        parent = max(chunks[rank])
+        if match["tile"]:
+            tile = int(match["tile"])
+        elif trips and parent % trips == 0:
+            tile = parent // trips
+        else:
+            raise InputError(
+                f"{rank}:{trips} does not divide {rank}'s chunk of {parent} "
+                f"(write {rank}:{trips}(TILE))",
+                "mapping",
+            )
+        chunks[rank] = split_chunks(chunks[rank], tile)
+        loops.append((rank, tile))
+    for name in bypassed:
+        if name not in names:
+            raise InputError(f"unknown tensor {name!r} in {text!r}", "mapping")
+    return UnevenMapping(tuple(loops), positions, bypassed)
+
+
+# --- per-rank tile chains ---------------------------------------------------------------------
+
+
+def _divisor_chains(size: int, length: int) -> list[tuple[int, ...]]:
+    """v_1 | v_2 | ... | v_length | size (perfect tiles: every level divides the next)."""
+    if length == 0:
+        return [()]
+    out = []
+    for top in (d for d in range(1, size + 1) if size % d == 0):
+        for inner in _divisor_chains(top, length - 1):
+            out.append((*inner, top))
+    return out
+
+
+def chain_counts(size: int, values: Sequence[int]) -> list[int]:
+    """Chunks at each level of a chain v_1 <= ... <= v_m <= size, levels cut outermost first."""
+    levels = sorted({v for v in values if v < size}, reverse=True)
+    chunks: Chunks = {size: 1}
+    count = {size: 1}
+    for level in levels:
+        chunks = split_chunks(chunks, level)
+        count[level] = sum(chunks.values())
+    return [count[v] for v in values]
+
+
+def _dominance_filter(rows: np.ndarray) -> np.ndarray:
+    """Rows not dominated (<= in every column, distinct) by another row."""
+    order = np.lexsort(rows.T[::-1])
+    rows = rows[order]
+    kept: list[np.ndarray] = []
+    block = np.zeros((0, rows.shape[1]), dtype=rows.dtype)
+    for row in rows:
+        if len(block) and np.any(np.all(block <= row, axis=1)):
+            continue
+        kept.append(row)
+        block = np.vstack([block, row[None, :]])
+    return np.array(kept, dtype=rows.dtype).reshape(-1, rows.shape[1])
+
+
+def rank_chains(size: int, length: int, imperfect: bool, prune: bool) -> np.ndarray:
+    """Candidate (v_1..v_m, N_1..N_m) of one rank held by m tensors (innermost first).
+
+    Perfect: divisor chains, N = size / v. Imperfect: every v_1 <= ... <= v_m in 1..size
+    with N counted by cutting the distinct levels outermost first. With `prune` (every
+    coefficient of the einsum is 0 or ±1), a chain whose v and N are all >= another's is
+    dropped: every tile grows with v and every fetched count grows with N (Σ_r (R_r - N_r)
+    ∏_{r'≠r} N_r' + ∏ N_r is the words of a dim's chunks, non-decreasing in each N when
+    |a| = 1), so the other chain is no worse at any choice of the other ranks (exact)."""
+    if length == 0:
+        return np.zeros((1, 0), dtype=np.int64)
+    if not imperfect:
+        chains = _divisor_chains(size, length)
+        return np.array([(*c, *(size // v for v in c)) for c in chains], dtype=np.int64)
+    total = prod(range(size, size + length)) // prod(range(1, length + 1))
+    if total > IMPERFECT_CHAIN_LIMIT:
+        raise InputError(
+            f"a rank of size {size} held by {length} tensors has {total:,} imperfect tile "
+            f"chains; the exhaustive imperfect search takes at most {IMPERFECT_CHAIN_LIMIT:,}",
+            "--imperfect",
+        )
+    rows = [
+        (*c, *chain_counts(size, c))
+        for c in itertools.combinations_with_replacement(range(1, size + 1), length)
+    ]
+    table = np.array(rows, dtype=np.int64)
+    return _dominance_filter(table) if prune else table
+
+
+# --- the uneven search ------------------------------------------------------------------------
+
+
+def _unit_coefficients(problem: Problem) -> bool:
+    return all(abs(a) <= 1 for t in problem.tensors for dim in t.dims for a in dim)
+
+
+def _disjoint_dims(tensor: BoundTensor) -> bool:
+    seen: set[int] = set()
+    for dim in tensor.dims:
+        ranks = {r for r, a in enumerate(dim) if a}
+        if ranks & seen:
+            return False
+        seen |= ranks
+    return True
+
+
+def _bypass_cost(problem: Problem, tensor: BoundTensor, sizes: dict[str, int]) -> int:
+    return 2 * problem.macs - sizes[tensor.name] if tensor.output else problem.macs
+
+
+def _dtype(problem: Problem) -> Any:
+    """int64 when no cost can reach 2^62 (each tensor's fetch is at most its largest box
+    times the product of all rank sizes; the output counts twice), else exact objects."""
+    bound = (
+        sum(
+            3 * prod(sum(abs(a) * s for a, s in zip(dim, problem.sizes)) + 1 for dim in t.dims)
+            for t in problem.tensors
+        )
+        * problem.macs
+        + 4 * problem.macs
+    )
+    return np.int64 if bound < 2**62 else object
+
+
+@dataclass
+class _Chain:
+    kept: tuple[int, ...]  # tensor indices, innermost first
+    options: list[np.ndarray]  # per rank: (n_r, 2 m_r) chains
+    slots: list[list[int]]  # per rank: positions in `kept` of the tensors holding it
+
+
+def _chain_costs(
+    problem: Problem, chain: _Chain, sizes: dict[str, int], imperfect: bool, dtype: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """Buffer and accesses of every combination of the ranks' chains (flattened, C order).
+
+    Tensor i of `kept` sees, for each rank it uses, its own level v (tile) and chunk count N
+    (fetched words: Σ over its chunks), and for every other rank the chunk count N of the
+    next tensor outward that uses it (its tile is replayed that often), or 1."""
+    n = len(problem.ranks)
+    shape = [len(o) for o in chain.options]
+
+    def column(r: int, c: int) -> np.ndarray:
+        values = chain.options[r][:, c].astype(dtype)
+        return values.reshape([-1 if k == r else 1 for k in range(n)])
+
+    buffer: Any = 0
+    accesses: Any = 0
+    for i, t in enumerate(chain.kept):
+        tensor = problem.tensors[t]
+        level: dict[int, np.ndarray] = {}
+        count: dict[int, np.ndarray] = {}
+        replays: Any = 1
+        for r in range(n):
+            slots = chain.slots[r]
+            m = len(slots)
+            if i in slots:
+                j = slots.index(i)
+                level[r], count[r] = column(r, j), column(r, m + j)
+            else:
+                outer = [j for j, s in enumerate(slots) if s > i]
+                if outer:
+                    replays = replays * column(r, m + outer[0])
+        tile: Any = 1
+        words: Any = 1
+        for dim in tensor.dims:
+            ranks = [r for r, a in enumerate(dim) if a]
+            tile = tile * (1 + sum(abs(dim[r]) * (level[r] - 1) for r in ranks))
+            if imperfect:
+                # Σ over the dim's chunk combinations of Σ_r |a_r| (c_r - 1) + 1, with Σ c_r = R_r
+                words = words * (
+                    sum(
+                        abs(dim[r])
+                        * (problem.sizes[r] - count[r])
+                        * prod((count[q] for q in ranks if q != r), start=1)
+                        for r in ranks
+                    )
+                    + prod((count[r] for r in ranks), start=1)
+                )
+        if not imperfect:
+            words = tile * prod((count[r] for r in count), start=1)
+        fetched = words * replays
+        if tensor.output:
+            fetched = 2 * fetched - sizes[tensor.name]
+        buffer = buffer + tile
+        accesses = accesses + fetched
+    full = tuple(shape)
+    return (
+        np.broadcast_to(np.asarray(buffer, dtype=dtype), full).reshape(-1),
+        np.broadcast_to(np.asarray(accesses, dtype=dtype), full).reshape(-1),
+    )
+
+
+def _chain_mapping(problem: Problem, chain: _Chain, flat: int, bypassed: tuple[str, ...]):
+    """The nest of one chain combination: tensors outermost first, each segment's loops with
+    one that indexes the tensor below it innermost (where there is one), tile-1 loops last."""
+    n = len(problem.ranks)
+    pick = np.unravel_index(flat, [len(o) for o in chain.options])
+    k = len(chain.kept)
+    rho = [[0] * n for _ in range(k)]
+    for r in range(n):
+        row = chain.options[r][int(pick[r])]
+        slots = chain.slots[r]
+        for i in range(k):
+            outer = [j for j, s in enumerate(slots) if s >= i]
+            rho[i][r] = int(row[outer[0]]) if outer else problem.sizes[r]
+    current = list(problem.sizes)
+    loops: list[tuple[str, int]] = []
+    positions: dict[str, int] = {}
+    for i in reversed(range(k)):
+        tensor = problem.tensors[chain.kept[i]]
+        moved = [r for r in range(n) if rho[i][r] < current[r]]
+        moved.sort(key=lambda r: _uses(tensor, r))
+        loops += [(problem.ranks[r], rho[i][r]) for r in moved]
+        positions[tensor.name] = len(loops)
+        current = rho[i]
+    loops += [(problem.ranks[r], 1) for r in range(n) if current[r] > 1]
+    return UnevenMapping(tuple(loops), positions, bypassed)
+
+
+def _keep_choices(problem: Problem, bypass: bool) -> list[tuple[int, ...]]:
+    everything = tuple(range(len(problem.tensors)))
+    if not bypass:
+        return [everything]
+    return [tuple(t for t in everything if keep >> t & 1) for keep in range(1 << len(everything))]
+
+
+def _uneven_candidates(
+    problem: Problem, imperfect: bool, bypass: bool, sizes: dict[str, int], progress: Progress
+) -> tuple[list[tuple[int, int, Callable[[], UnevenMapping]]], int]:
+    """Front candidates of the per-tensor placement search and the combinations costed."""
+    if imperfect:
+        for t in problem.tensors:
+            if not _disjoint_dims(t):
+                raise InputError(
+                    f"imperfect tiles need each rank in one dimension of {t.name}", "--imperfect"
+                )
+    dtype = _dtype(problem)
+    prune = _unit_coefficients(problem)
+    n = len(problem.ranks)
+    jobs = [
+        (kept, order)
+        for kept in _keep_choices(problem, bypass)
+        for order in itertools.permutations(kept)
+    ]
+    cache: dict[tuple[int, int], np.ndarray] = {}
+    candidates: list[tuple[int, int, Callable[[], UnevenMapping]]] = []
+    evaluated = 0
+    for done, (kept, order) in enumerate(jobs):
+        bypassed = tuple(t.name for i, t in enumerate(problem.tensors) if i not in kept)
+        slots = [[i for i, t in enumerate(order) if _uses(problem.tensors[t], r)] for r in range(n)]
+        options = []
+        for r in range(n):
+            key = (problem.sizes[r], len(slots[r]))
+            if key not in cache:
+                cache[key] = rank_chains(*key, imperfect, prune)
+            options.append(cache[key])
+        chain = _Chain(order, options, slots)
+        buffer, accesses = _chain_costs(problem, chain, sizes, imperfect, dtype)
+        extra = sum(
+            _bypass_cost(problem, problem.tensors[i], sizes)
+            for i in range(len(problem.tensors))
+            if i not in kept
+        )
+        evaluated += len(buffer)
+        for index in pareto_front(buffer, accesses).tolist():
+            candidates.append(
+                (
+                    int(buffer[index]),
+                    int(accesses[index]) + extra,
+                    lambda c=chain, f=index, b=bypassed: _chain_mapping(problem, c, f, b),
+                )
+            )
+        if progress:
+            progress(done + 1, len(jobs))
+    return candidates, evaluated
+
+
+# --- Snowcat with imperfect tiles -------------------------------------------------------------
+
+
+def imperfect_tiles(size: int) -> list[int]:
+    """Tiles t = ceil(R/q), q = 1..R: the smallest tile with q pieces. A single level with q
+    pieces costs the same fetched words for every such t (Σ chunks = R, N = q) and its box
+    grows with t, so no other tile of a one-level split is on a front (exact)."""
+    return sorted({ceil(size / q) for q in range(1, size + 1)})
+
+
+def _snowcat_imperfect_candidates(
+    problem: Problem, bypass: bool, sizes: dict[str, int]
+) -> tuple[list[tuple[int, int, Callable[[], Any]]], int]:
+    """Snowcat mappings (one tile per rank, all tensors at one position, any order of the
+    outer loops) with imperfect tiles, costed by the rule above."""
+    for t in problem.tensors:
+        if not _disjoint_dims(t):
+            raise InputError(
+                f"imperfect tiles need each rank in one dimension of {t.name}", "--imperfect"
+            )
+    n = len(problem.ranks)
+    dtype = _dtype(problem)
+    grids = np.meshgrid(
+        *[np.array(imperfect_tiles(s), dtype=np.int64) for s in problem.sizes], indexing="ij"
+    )
+    tiles = np.stack([g.reshape(-1) for g in grids], axis=1)
+    sizes_arr = np.array(problem.sizes, dtype=np.int64)
+    counts = -(-sizes_arr[None, :] // tiles)
+    outer = counts > 1
+    rows, orders = [], []
+    for code in range(1 << n):
+        mask = np.all(outer == np.array([bool(code >> r & 1) for r in range(n)])[None, :], axis=1)
+        picked = np.nonzero(mask)[0]
+        if not len(picked):
+            continue
+        members = [r for r in range(n) if code >> r & 1]
+        for perm in itertools.permutations(members):
+            rows.append(picked)
+            pos = np.full(n, n, dtype=np.int64)
+            for j, r in enumerate(perm):
+                pos[r] = j
+            orders.append(np.repeat(pos[None, :], len(picked), axis=0))
+    index = np.concatenate(rows)
+    position = np.concatenate(orders)
+    t_arr = tiles[index].astype(dtype)
+    n_arr = counts[index].astype(dtype)
+    tile_words, fetched = [], []
+    for tensor in problem.tensors:
+        mine = [r for r in range(n) if _uses(tensor, r)]
+        outer_at = np.where(position < n, position, -1)
+        last = outer_at[:, mine].max(axis=1) if mine else np.full(len(index), -1)
+        tile: Any = 1
+        words: Any = 1
+        for dim in tensor.dims:
+            ranks = [r for r, a in enumerate(dim) if a]
+            tile = tile * (1 + sum(abs(dim[r]) * (t_arr[:, r] - 1) for r in ranks))
+            words = words * (
+                sum(
+                    abs(dim[r])
+                    * (problem.sizes[r] - n_arr[:, r])
+                    * prod((n_arr[:, q] for q in ranks if q != r), start=1)
+                    for r in ranks
+                )
+                + prod((n_arr[:, r] for r in ranks), start=1)
+            )
+        replays: Any = 1
+        for r in range(n):
+            if r not in mine:
+                replays = replays * np.where(position[:, r] <= last, n_arr[:, r], 1)
+        moved = words * replays
+        if tensor.output:
+            moved = 2 * moved - sizes[tensor.name]
+        tile_words.append(np.broadcast_to(np.asarray(tile, dtype=dtype), (len(index),)))
+        fetched.append(np.broadcast_to(np.asarray(moved, dtype=dtype), (len(index),)))
+    candidates: list[tuple[int, int, Callable[[], Any]]] = []
+    evaluated = 0
+    for kept in _keep_choices(problem, bypass):
+        buffer = sum((tile_words[i] for i in kept), start=np.zeros(len(index), dtype=dtype))
+        accesses = sum((fetched[i] for i in kept), start=np.zeros(len(index), dtype=dtype))
+        extra = sum(
+            _bypass_cost(problem, t, sizes) for i, t in enumerate(problem.tensors) if i not in kept
+        )
+        evaluated += len(index)
+        bypassed = tuple(t.name for i, t in enumerate(problem.tensors) if i not in kept)
+        for row in pareto_front(buffer, accesses).tolist():
+            candidates.append(
+                (
+                    int(buffer[row]),
+                    int(accesses[row]) + extra,
+                    lambda r=row, b=bypassed: _snowcat_point(
+                        problem, tiles[index[r]].tolist(), position[r].tolist(), b
+                    ),
+                )
+            )
+    return candidates, evaluated
+
+
+def _snowcat_point(
+    problem: Problem, tiles: list[int], position: list[int], bypassed: tuple[str, ...]
+) -> tuple[str, UnevenMapping]:
+    n = len(problem.ranks)
+    order = sorted((r for r in range(n) if position[r] < n), key=lambda r: position[r])
+    loops = " ".join(f"{problem.ranks[r]}1={ceil(problem.sizes[r] / tiles[r])}" for r in order)
+    text = f"outer {loops or '(none)'} | tile " + " ".join(
+        f"{r}0={t}" for r, t in zip(problem.ranks, tiles)
+    )
+    if bypassed:
+        text += " | bypass " + ",".join(bypassed)
+    nest = [(problem.ranks[r], tiles[r]) for r in order]
+    nest += [(problem.ranks[r], 1) for r in range(n) if tiles[r] > 1]
+    kept = [t.name for t in problem.tensors if t.name not in bypassed]
+    return text, UnevenMapping(tuple(nest), {name: len(order) for name in kept}, bypassed)
+
+
+def _snowcat_candidates(
+    problem: Problem, bypass: bool, progress: Progress
+) -> tuple[list[tuple[int, int, Callable[[], Any]]], int]:
+    """Today's Snowcat front (snowcat.evaluate), its points costed as Snowcat costs them."""
+    result = evaluate(problem, bypass, progress)
+    candidates = []
+    for index in result.front.tolist():
+
+        def build(i: int = index) -> tuple[str, UnevenMapping]:
+            info = mapping_text(result, i)
+            order = info["order"]
+            bypassed = tuple(t.name for t in problem.tensors if t.name not in info["kept"])
+            nest = [(r, info["tiles"][r]) for r in order]
+            nest += [(r, 1) for r in problem.ranks if info["tiles"][r] > 1]
+            mapping = UnevenMapping(
+                tuple(nest), {name: len(order) for name in info["kept"]}, bypassed
+            )
+            return info["mapping"], mapping
+
+        candidates.append((int(result.buffer[index]), int(result.accesses[index]), build))
+    return candidates, result.mappings
+
+
+# --- fronts -----------------------------------------------------------------------------------
+
+
+def _detail(problem: Problem, mapping: UnevenMapping, space: str, rule: str) -> dict[str, Any]:
+    loops = []
+    chunks = {r: {s: 1} for r, s in zip(problem.ranks, problem.sizes)}
+    for rank, tile in mapping.loops:
+        parent = chunks[rank]
+        loops.append({"rank": rank, "trips": ceil(max(parent) / tile), "tile": tile})
+        chunks[rank] = split_chunks(parent, tile)
+    index = [(problem.ranks.index(r), t) for r, t in mapping.loops]
+    tiles = {
+        t.name: tensor_fetch(problem, index, t, mapping.positions[t.name])[0]
+        for t in problem.tensors
+        if t.name in mapping.positions
+    }
+    return {
+        "space": space,
+        "cost_rule": rule,
+        "loops": loops,
+        "positions": dict(mapping.positions),
+        "tiles": tiles,
+        "kept": [t.name for t in problem.tensors if t.name not in mapping.bypassed],
+        "bypassed": list(mapping.bypassed),
+    }
+
+
+def _merge(candidates: list[tuple[int, int, Callable[[], Any], str]]) -> list[int]:
+    """Indices of the candidates on the front; on ties the first listed wins."""
+    order = sorted(range(len(candidates)), key=lambda i: (candidates[i][0], candidates[i][1], i))
+    keep, best = [], None
+    for i in order:
+        if best is None or candidates[i][1] < best:
+            keep.append(i)
+            best = candidates[i][1]
+    return keep
+
+
+def search_front(
+    problem: Problem,
+    space: str = "snowcat",
+    imperfect: bool = False,
+    bypass: bool = False,
+    progress: Progress = None,
+) -> SpaceFront:
+    """The least backing-store traffic at each buffer size over one mapping space.
+
+    `snowcat`: today's space (one tile per rank, all tiles at one position); `uneven`: each
+    tensor's tile at its own position in a nest where a rank may be split several times.
+    `imperfect`: tiles need not divide (last piece partial, real words counted). Every
+    space's front is merged with the Snowcat front of the same bypass flag, so it is never
+    above it. `progress(done, total)` counts search steps."""
+    if space not in ("snowcat", "uneven"):
+        raise InputError(f"unknown mapping space {space!r} (snowcat or uneven)", "--space")
+    sizes = {t.name: problem.size(t) for t in problem.tensors}
+    steps = 1 + int(imperfect) + int(space == "uneven")
+    done = 0
+
+    def report(inner_done: int, inner_total: int) -> None:
+        if progress:
+            progress(min(steps * inner_total, done * inner_total + inner_done), steps * inner_total)
+
+    tagged: list[tuple[int, int, Callable[[], Any], str]] = []
+    evaluated = 0
+    if space == "uneven":
+        found, count = _uneven_candidates(problem, imperfect, bypass, sizes, report)
+        tagged += [(b, a, make, "uneven") for b, a, make in found]
+        evaluated += count
+        done += 1
+    if imperfect:
+        found, count = _snowcat_imperfect_candidates(problem, bypass, sizes)
+        tagged += [(b, a, make, "snowcat-imperfect") for b, a, make in found]
+        evaluated += count
+        done += 1
+        report(1, 1)
+    found, count = _snowcat_candidates(problem, bypass, report)
+    tagged += [(b, a, make, "snowcat") for b, a, make in found]
+    evaluated += count
+    points = []
+    for i in _merge(tagged):
+        buffer, accesses, make, source = tagged[i]
+        if source == "uneven":
+            mapping = make()
+            text = uneven_text(problem, mapping)
+        else:
+            text, mapping = make()
+        rule = "snowcat" if source == "snowcat" else "uneven"
+        if rule == "uneven" and mapping_cost(problem, mapping) != (buffer, accesses):
+            raise AssertionError(f"front point {text} is not costed as its nest")
+        detail = _detail(problem, mapping, "uneven" if source == "uneven" else "snowcat", rule)
+        points.append(FrontPoint(buffer, accesses, text, detail))
+    if progress:
+        progress(1, 1)
+    return SpaceFront(space, imperfect, bypass, evaluated, points)
