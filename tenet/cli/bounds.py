@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from tenet.cli.common import (
+    add_function_argument,
     add_output,
     add_set_argument,
     color_for,
@@ -39,6 +40,7 @@ def add_parser(sub) -> None:
         "-w", "--workload", metavar="FILE", help="workload YAML or preset (one statement)"
     )
     add_set_argument(group)
+    add_function_argument(group)
     group = p.add_argument_group("search and lookups")
     group.add_argument(
         "--bypass",
@@ -84,7 +86,7 @@ def parse_shape(text: str) -> dict[str, int]:
 def bound_problem(args: argparse.Namespace):
     from tenet.bounds.snowcat import problem_from_einsum, problem_from_workload
     from tenet.formats.presets import resolve_workload
-    from tenet.model.workload import load_workload
+    from tenet.formats.workloads import load_any_workload
 
     if args.einsum and args.workload:
         raise InputError("give either --einsum with --shape, or -w, not both", "--einsum")
@@ -95,7 +97,7 @@ def bound_problem(args: argparse.Namespace):
     if not args.workload:
         raise InputError("give --einsum TEXT --shape r=N,... or -w FILE")
     return problem_from_workload(
-        load_workload(resolve_workload(args.workload), parse_sets(args.set))
+        load_any_workload(resolve_workload(args.workload), parse_sets(args.set), args.function)
     )
 
 

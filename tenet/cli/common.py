@@ -50,6 +50,16 @@ def add_set_argument(group) -> None:
     )
 
 
+def add_function_argument(group) -> None:
+    """`--function NAME`: the function of a C or Python loop nest that is the kernel."""
+    group.add_argument(
+        "--function",
+        metavar="NAME",
+        help="with -w FILE.c or FILE.py: the function whose body is the kernel "
+        "(C: instead of the '#pragma scop' region)",
+    )
+
+
 def emit(text: str, output: str | None) -> None:
     """Write a report to `output`, or to stdout."""
     if output:
@@ -110,7 +120,10 @@ def add_inputs(parser: argparse.ArgumentParser) -> None:
     """-w, -a, -d, --set and --tenet."""
     group = parser.add_argument_group("inputs (YAML files, or preset names: see 'tenet presets')")
     group.add_argument(
-        "-w", "--workload", metavar="FILE", help="workload YAML, or a preset name (e.g. gemm)"
+        "-w",
+        "--workload",
+        metavar="FILE",
+        help="workload YAML, a preset name (e.g. gemm), or a loop nest (FILE.c, FILE.py)",
     )
     group.add_argument(
         "-a",
@@ -125,6 +138,7 @@ def add_inputs(parser: argparse.ArgumentParser) -> None:
         help="dataflow YAML, a name beside the workload (e.g. os-systolic-8x8), or WORKLOAD/NAME",
     )
     add_set_argument(group)
+    add_function_argument(group)
     group.add_argument(
         "--tenet",
         nargs=3,
@@ -245,9 +259,9 @@ def load_inputs(args: argparse.Namespace):
     """(workload, arch, dataflow) from --tenet files or from -w/-a/-d."""
     from tenet.formats.presets import resolve_arch, resolve_dataflow, resolve_workload
     from tenet.formats.tenet_files import load_tenet
+    from tenet.formats.workloads import load_any_workload
     from tenet.model.arch import load_arch
     from tenet.model.dataflow import load_dataflow
-    from tenet.model.workload import load_workload
 
     overrides = parse_sets(args.set)
     if args.tenet:
@@ -264,7 +278,7 @@ def load_inputs(args: argparse.Namespace):
         if not value:
             raise InputError(f"missing {flag} (or use --tenet STATEMENT.s PE.p MAPPING.m)")
     workload_path = resolve_workload(args.workload)
-    workload = load_workload(workload_path, overrides)
+    workload = load_any_workload(workload_path, overrides, args.function)
     arch = load_arch(resolve_arch(args.arch))
     dataflow = load_dataflow(resolve_dataflow(args.dataflow, workload_path))
     return workload, arch, dataflow

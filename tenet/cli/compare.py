@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from tenet.cli.common import (
+    add_function_argument,
     add_max_isl_ops,
     add_output,
     add_set_argument,
@@ -53,6 +54,7 @@ def add_parser(sub) -> None:
         f"(known: {', '.join(TOPOLOGIES)})",
     )
     add_set_argument(group)
+    add_function_argument(group)
     add_max_isl_ops(p, "isl operations limit per analysis")
     add_output(p)
     p.add_argument("--plot", metavar="FILE.png", help="also draw a grouped bar chart")
@@ -80,14 +82,14 @@ def compare_archs(args: argparse.Namespace) -> list:
 
 def run(args: argparse.Namespace) -> int:
     from tenet.formats.presets import resolve_dataflow, resolve_workload
+    from tenet.formats.workloads import load_any_workload
     from tenet.model.dataflow import load_dataflow
     from tenet.model.metrics import analyze
-    from tenet.model.workload import load_workload
     from tenet.report.plots import comparison_plot
     from tenet.report.tables import render_comparison
 
     workload_path = resolve_workload(args.workload)
-    workload = load_workload(workload_path, parse_sets(args.set))
+    workload = load_any_workload(workload_path, parse_sets(args.set), args.function)
     dataflow = load_dataflow(resolve_dataflow(args.dataflow, workload_path))
     archs = compare_archs(args)
     results = [analyze(workload, arch, dataflow, args.max_isl_ops).to_dict() for arch in archs]

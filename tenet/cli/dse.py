@@ -6,6 +6,7 @@ import argparse
 
 from tenet.cli.common import (
     add_execution_arguments,
+    add_function_argument,
     add_max_isl_ops,
     add_output,
     add_set_argument,
@@ -47,6 +48,7 @@ def add_parser(sub) -> None:
     )
     group.add_argument("-a", "--arch", metavar="FILE", help="architecture YAML or preset")
     add_set_argument(group)
+    add_function_argument(group)
     group = p.add_argument_group("search")
     group.add_argument(
         "--objectives",
@@ -84,8 +86,8 @@ def run(args: argparse.Namespace) -> int:
     from tenet.explore.dse import emit as emit_dataflows
     from tenet.explore.dse import explore
     from tenet.formats.presets import resolve_arch, resolve_workload
+    from tenet.formats.workloads import load_any_workload
     from tenet.model.arch import load_arch
-    from tenet.model.workload import load_workload
     from tenet.report.dse import front_table
     from tenet.report.progress import progress_bar
     from tenet.report.serial import to_json
@@ -108,7 +110,9 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.network:
         return run_dse_network(args, objectives, options)
-    workload = load_workload(resolve_workload(args.workload), parse_sets(args.set))
+    workload = load_any_workload(
+        resolve_workload(args.workload), parse_sets(args.set), args.function
+    )
     arch = load_arch(resolve_arch(args.arch))
     with parameters_as_flags(FLAGS):
         with progress_bar("exploring dataflows") as tick:
