@@ -9,8 +9,10 @@ independently of `relations.py` and is what the engine is tested against.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -26,6 +28,7 @@ from tenet.model.arch import Arch
 from tenet.model.checks import dataflow_warnings, idle_links, outside_array_message
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
 from tenet.model.metrics import Analysis, Volumes, arch_constants, links_for
+from tenet.model.schedule_time import StepCounts
 from tenet.model.workload import SIDES, Workload
 from tenet.util.isl_util import count, maps_of, sets_of
 from tenet.util.limits import DEFAULT_MAX_INSTANCES
@@ -189,6 +192,30 @@ def volumes_of(use: SideUse, link_order: tuple[int, ...]) -> tuple[Volumes, set[
     return volumes, used
 
 
+def words_per_step(use: SideUse, n_steps: int) -> np.ndarray:
+    """How many (PE, element) pairs of one side are fetched (not reused) at each used step."""
+    return np.bincount(use.step[use.unique], minlength=n_steps)
+
+
+def walk_steps(
+    words_in: np.ndarray, words_out: np.ndarray, word_bits: int, bandwidth_bits: int
+) -> StepCounts:
+    """Step by step: each step costs max(1, ceil(in·word_bits/bandwidth_bits),
+    ceil(out·word_bits/bandwidth_bits)) cycles; the busiest steps give the peaks."""
+    cycles = 0
+    for a, b in zip(words_in.tolist(), words_out.tolist()):
+        cycles += max(
+            1,
+            math.ceil(Fraction(a * word_bits, bandwidth_bits)),
+            math.ceil(Fraction(b * word_bits, bandwidth_bits)),
+        )
+    return StepCounts(
+        peak_ingress=int(words_in.max(initial=0)),
+        peak_egress=int(words_out.max(initial=0)),
+        step_cycles=cycles,
+    )
+
+
 def simulate(
     workload: Workload,
     arch: Arch,
@@ -211,15 +238,17 @@ def simulate(
         progress(done, steps)
     volumes: dict[str, dict[str, Volumes | None]] = {}
     used_links: set[int] = set()
+    n_steps = len(run.times)
+    per_step = {side: np.zeros(n_steps, dtype=np.int64) for side in SIDES}
     for tensor in workload.tensors:
         volumes[tensor] = {}
         for side in SIDES:
             if workload.access(tensor, side) is None:
                 volumes[tensor][side] = None
                 continue
-            volumes[tensor][side], used = volumes_of(
-                run.side_use(tensor, side), links_for(arch, tensor, side)
-            )
+            use = run.side_use(tensor, side)
+            volumes[tensor][side], used = volumes_of(use, links_for(arch, tensor, side))
+            per_step[side] += words_per_step(use, n_steps)
             used_links |= used
             done += 1
             if progress:
@@ -255,4 +284,10 @@ def simulate(
             crowded,
         )
         + idle_links(arch, used_links),
+        step_counts=walk_steps(
+            per_step["read"],
+            per_step["write"],
+            arch.memory.word_bits,
+            arch.memory.bandwidth_bits,
+        ),
     )

@@ -689,6 +689,7 @@ def evaluated_analysis(
                 for tensor, sides in template.volumes.items()
             },
             "warnings": [],
+            "step_counts": None,  # the per-step numbers have no closed form here
         }
     )
 

@@ -39,6 +39,17 @@ OBJECTIVES: dict[str, Objective] = {
         Objective("egress", "delay.egress", attrgetter("egress_delay")),
         Objective("compute", "delay.compute", attrgetter("compute_delay")),
         Objective("time_steps", "time_steps", attrgetter("time_steps")),
+        Objective("steps", "delay.steps: time steps of the schedule", attrgetter("steps")),
+        Objective(
+            "schedule",
+            "delay.schedule: cycles when each step waits for its own words",
+            attrgetter("schedule_delay"),
+        ),
+        Objective(
+            "peak_ingress",
+            "bandwidth.peak_ingress: words read in the busiest step",
+            attrgetter("peak_ingress"),
+        ),
         Objective("utilization", "utilization (maximised)", attrgetter("utilization"), True),
         Objective("active_pes", "active_pes (maximised)", attrgetter("active_pes"), True),
     )
@@ -72,4 +83,14 @@ def objective_help() -> str:
 
 
 #: Objectives whose network value is Σ count · (the layer's value): layers run one after another.
-ADDITIVE_OBJECTIVES = ("latency", "energy", "traffic", "ingress", "egress", "compute", "time_steps")
+ADDITIVE_OBJECTIVES = (
+    "latency",
+    "energy",
+    "traffic",
+    "ingress",
+    "egress",
+    "compute",
+    "time_steps",
+    "steps",
+    "schedule",
+)

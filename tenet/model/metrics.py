@@ -15,6 +15,7 @@ from tenet.model.arch import Arch
 from tenet.model.checks import dataflow_warnings, idle_links, outside_array
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
 from tenet.model.relations import SpaceTime, pe_conflict_chains, program_order
+from tenet.model.schedule_time import StepCounts, step_counts
 from tenet.model.workload import SIDES, Workload
 from tenet.util.isl_util import DEFAULT_MAX_OPERATIONS, count, operations_limit, simplify
 
@@ -28,6 +29,19 @@ TENSOR_FIELDS = (
     "reuse_factor",
     "ibw",
     "sbw",
+)
+
+#: The dotted keys of analyze's JSON that follow the schedule step by step (docs/metrics.md,
+#: "Schedule time"); `analyze --symbolic` and the network totals do not give them.
+SCHEDULE_TIME_KEYS = (
+    "delay.steps",
+    "delay.schedule",
+    "delay.overlapped",
+    "utilization_schedule",
+    "bandwidth.peak_ingress",
+    "bandwidth.peak_egress",
+    "bandwidth.avg_ingress",
+    "bandwidth.avg_egress",
 )
 
 
@@ -94,6 +108,17 @@ def transfer_delay(words: Any, word_bits: int, bandwidth_bits: int, avg_latency:
 def latency(ingress: Any, egress: Any, compute: Any) -> Any:
     """max(ingress, egress, compute)."""
     return _max(ingress, egress, compute)
+
+
+def schedule_delay(step_cycles: int, avg_latency: int) -> int:
+    """Σ_t max(1, ceil(in(t)·word_bits/bandwidth_bits), ceil(out(t)·word_bits/bandwidth_bits))
+    + avg_latency − 1: the schedule's cycles when each step waits for its own words."""
+    return step_cycles + avg_latency - 1
+
+
+def overlapped_delay(steps: int, ingress: int, egress: int) -> int:
+    """max(steps, ingress, egress): the schedule's steps with perfect prefetch."""
+    return max(steps, ingress, egress)
 
 
 def utilization(macs: Any, pe_count: Any, latency: Any) -> Any:
@@ -215,6 +240,7 @@ class Analysis:
     links: list[tuple[str, str, tuple[int, ...]]] = field(
         default_factory=list
     )  # name, kind, window
+    step_counts: StepCounts | None = None  # the per-step numbers (None: not counted)
 
     def side_volumes(self) -> Iterator[tuple[str, str, Volumes]]:
         """(tensor, side, volumes) of every side with accesses, in JSON order."""
@@ -254,6 +280,48 @@ class Analysis:
     @property
     def utilization(self) -> float:
         return utilization(self.macs, self.pe_count, self.latency)
+
+    # The schedule-time numbers (docs/metrics.md, "Schedule time").
+
+    @property
+    def steps(self) -> int:
+        """delay.steps = |T_used| (the same number as time_steps)."""
+        return self.time_steps
+
+    def _steps_counted(self) -> StepCounts:
+        if self.step_counts is None:
+            raise ValueError(f"the per-step numbers of {self.dataflow!r} were not counted")
+        return self.step_counts
+
+    @property
+    def schedule_delay(self) -> int:
+        return schedule_delay(self._steps_counted().step_cycles, self.avg_latency)
+
+    @property
+    def overlapped_delay(self) -> int:
+        return overlapped_delay(self.time_steps, self.ingress_delay, self.egress_delay)
+
+    @property
+    def utilization_schedule(self) -> float:
+        return utilization(self.macs, self.pe_count, self.schedule_delay)
+
+    @property
+    def peak_ingress(self) -> int:
+        return self._steps_counted().peak_ingress
+
+    @property
+    def peak_egress(self) -> int:
+        return self._steps_counted().peak_egress
+
+    @property
+    def avg_ingress(self) -> float:
+        """Σ_t in(t) / steps = Σ_read sides unique / time_steps."""
+        return ratio(self.unique_words("read"), self.time_steps)
+
+    @property
+    def avg_egress(self) -> float:
+        """Σ_t out(t) / steps = Σ_write sides unique / time_steps."""
+        return ratio(self.unique_words("write"), self.time_steps)
 
     def accesses(self, tensor: str) -> Accesses:
         """L1 and L2 reads and writes of one tensor."""
@@ -337,6 +405,25 @@ class Analysis:
                         "sbw": per_cycle(v.unique, compute),
                     }
                 )
+        delay = {
+            "ingress": self.ingress_delay,
+            "egress": self.egress_delay,
+            "compute": compute,
+            "latency": self.latency,
+        }
+        bandwidth = {"ibw": self.ibw, "sbw": self.sbw}
+        schedule: dict[str, Any] = {}
+        if self.step_counts is not None:
+            delay.update(
+                steps=self.steps, schedule=self.schedule_delay, overlapped=self.overlapped_delay
+            )
+            schedule = {"utilization_schedule": self.utilization_schedule}
+            bandwidth.update(
+                peak_ingress=self.peak_ingress,
+                peak_egress=self.peak_egress,
+                avg_ingress=self.avg_ingress,
+                avg_egress=self.avg_egress,
+            )
         return {
             "workload": self.workload,
             "arch": self.arch,
@@ -348,17 +435,13 @@ class Analysis:
             "avg_active_pes": self.avg_active_pes,
             "time_steps": self.time_steps,
             "utilization": self.utilization,
-            "delay": {
-                "ingress": self.ingress_delay,
-                "egress": self.egress_delay,
-                "compute": compute,
-                "latency": self.latency,
-            },
+            "delay": delay,
+            **schedule,
             "energy": self.energy,
             "tensors": tensors,
             "accesses": {tensor: self.accesses(tensor).to_dict() for tensor in self.volumes},
             "links": self.link_traffic(),
-            "bandwidth": {"ibw": self.ibw, "sbw": self.sbw},
+            "bandwidth": bandwidth,
             "warnings": list(self.warnings),
         }
 
@@ -388,6 +471,13 @@ class Analysis:
         }
         if stamps is None:
             stamps = round(Fraction(data["avg_active_pes"]) * data["time_steps"])
+        counted = None
+        if "schedule" in data["delay"]:
+            counted = StepCounts(
+                peak_ingress=data["bandwidth"]["peak_ingress"],
+                peak_egress=data["bandwidth"]["peak_egress"],
+                step_cycles=data["delay"]["schedule"] - arch.memory.avg_latency + 1,
+            )
         analysis = cls(
             workload=data["workload"],
             arch=data["arch"],
@@ -401,14 +491,9 @@ class Analysis:
             volumes=volumes,
             **arch_constants(arch),
             warnings=list(data["warnings"]),
+            step_counts=counted,
         )
-        delay = {
-            "ingress": analysis.ingress_delay,
-            "egress": analysis.egress_delay,
-            "compute": analysis.compute_delay,
-            "latency": analysis.latency,
-        }
-        if delay != data["delay"] or analysis.energy != data["energy"]:
+        if analysis.to_dict()["delay"] != data["delay"] or analysis.energy != data["energy"]:
             raise ValueError(
                 f"the delays and energy of {data['dataflow']!r} do not follow from its counts "
                 f"and the memory and energy constants of arch {arch.name!r}"
@@ -595,11 +680,13 @@ def count_volumes(
     used_links: set[int] | None = None,
     size: Callable[[Any], Any] = count,
     minus: Callable[[Any, Any], Any] = operator.sub,
+    fetched: list[isl.UnionMap] | None = None,
 ) -> Volumes:
     """total = |A|; temporal = |A_D \\ (M_t;A_D)|; then each link, in order, serves what is
     still unserved; unique = |A_D \\ (M;A_D)| is what no source serves;
     spatial = |A_D ∩ (M_x;A_D)|. Links that could serve something join `used_links`.
-    `size` and `minus` count and subtract (barvinok's quasi-polynomials for symbolic counts)."""
+    `size` and `minus` count and subtract (barvinok's quasi-polynomials for symbolic counts).
+    The unique set A_D \\ (M;A_D) itself is appended to `fetched` when it is given."""
     assignment = space_time.data_assignment(access)
 
     def reachable(rel: isl.UnionMap) -> isl.UnionMap:
@@ -619,6 +706,8 @@ def count_volumes(
         remaining = remaining.subtract(reach)
         now = size(remaining)
         carried[index], left = minus(left, now), now
+    if fetched is not None:
+        fetched.append(remaining)
     return Volumes(
         total=size(access),
         unique=left,
@@ -635,9 +724,11 @@ def tensor_volumes(
     used_links: set[int] | None = None,
     size: Callable[[Any], Any] = count,
     minus: Callable[[Any, Any], Any] = operator.sub,
+    fetched: dict[str, list[isl.UnionMap]] | None = None,
 ) -> dict[str, dict[str, Volumes | None]]:
     """`count_volumes` of every tensor and side; the temporal, link and spatial relations
-    are built once and shared (a spatial relation per distinct set of links)."""
+    are built once and shared (a spatial relation per distinct set of links). With
+    `fetched` ({side: []}), each side's unique set joins the list of its side."""
     temporal = space_time.temporal_relation()
     link_relations = [space_time.link_relation(link) for link in arch.links]
     spatial_cache: dict[tuple[int, ...], isl.UnionMap] = {}
@@ -661,6 +752,7 @@ def tensor_volumes(
                 used_links,
                 size,
                 minus,
+                None if fetched is None else fetched[side],
             )
     return volumes
 
@@ -683,14 +775,29 @@ def analyze_bound(
     dataflow_name: str,
     max_operations: int = DEFAULT_MAX_OPERATIONS,
     source: str | None = None,
+    per_step: bool = True,
 ) -> Analysis:
-    """All counts for a dataflow already checked against its workload and arch."""
+    """All counts for a dataflow already checked against its workload and arch; the
+    per-step numbers (`step_counts`) unless `per_step` is False."""
     with operations_limit(max_operations, f"analyzing {dataflow_name!r}", source):
         space_time = SpaceTime.of(bound, arch)
         used_links: set[int] = set()
-        volumes = tensor_volumes(workload, arch, space_time, used_links)
+        fetched: dict[str, list[isl.UnionMap]] = {side: [] for side in SIDES}
+        volumes = tensor_volumes(workload, arch, space_time, used_links, fetched=fetched)
         instances = count(workload.domain)
         stamps = count(space_time.stamp_domain)
+        memory = arch.memory
+        counted = (
+            step_counts(
+                space_time.time_domain,
+                fetched["read"],
+                fetched["write"],
+                memory.word_bits,
+                memory.bandwidth_bits,
+            )
+            if per_step
+            else None
+        )
         return Analysis(
             workload=workload.name,
             arch=arch.name,
@@ -712,12 +819,20 @@ def analyze_bound(
                 crowded_stamps(space_time, workload, arch.macs_per_pe, instances, stamps),
             )
             + idle_links(arch, used_links),
+            step_counts=counted,
         )
 
 
 def analyze(
-    workload: Workload, arch: Arch, dataflow: Dataflow, max_operations: int = DEFAULT_MAX_OPERATIONS
+    workload: Workload,
+    arch: Arch,
+    dataflow: Dataflow,
+    max_operations: int = DEFAULT_MAX_OPERATIONS,
+    per_step: bool = True,
 ) -> Analysis:
-    """All metrics of `semantics.md` for one workload, arch and dataflow."""
+    """All metrics of docs/metrics.md for one workload, arch and dataflow (without the
+    per-step ones when `per_step` is False)."""
     bound = bind_dataflow(dataflow, workload, arch)
-    return analyze_bound(workload, arch, bound, dataflow.name, max_operations, dataflow.source)
+    return analyze_bound(
+        workload, arch, bound, dataflow.name, max_operations, dataflow.source, per_step
+    )

@@ -70,7 +70,16 @@ ANALYZE_SCHEMA = {
             "type": "object",
             "required": ["ingress", "egress", "compute", "latency"],
             "properties": {
-                k: {"type": "integer"} for k in ("ingress", "egress", "compute", "latency")
+                k: {"type": "integer"}
+                for k in (
+                    "ingress",
+                    "egress",
+                    "compute",
+                    "latency",
+                    "steps",
+                    "schedule",
+                    "overlapped",
+                )
             },
             "additionalProperties": False,
         },

@@ -11,12 +11,19 @@ from tenet import load_arch
 from tenet.explore.network import analyze_network, load_network
 from tenet.explore.network_symbolic import analyze_network_symbolic
 from tenet.formats.presets import resolve_arch
+from tenet.model.metrics import SCHEDULE_TIME_KEYS
 
 from ..helpers import run_cli
 
 
 def without_warnings(entry: dict) -> dict:
-    return {k: v for k, v in entry.items() if k != "warnings"}
+    """The entry without warnings and without the per-step numbers (no closed forms)."""
+    out = {k: v for k, v in entry.items() if k not in ("warnings", *SCHEDULE_TIME_KEYS)}
+    for key in SCHEDULE_TIME_KEYS:
+        group, _, name = key.partition(".")
+        if name and group in out:
+            out[group] = {k: v for k, v in out[group].items() if k != name}
+    return out
 
 
 def same(a, b) -> bool:

@@ -174,9 +174,20 @@ def test_json_numbers_are_the_attributes(gemm_analysis):
         "egress": analysis.egress_delay,
         "compute": analysis.compute_delay,
         "latency": analysis.latency,
+        "steps": analysis.steps,
+        "schedule": analysis.schedule_delay,
+        "overlapped": analysis.overlapped_delay,
     }
     assert data["utilization"] == analysis.utilization and data["energy"] == analysis.energy
-    assert data["bandwidth"] == {"ibw": analysis.ibw, "sbw": analysis.sbw}
+    assert data["utilization_schedule"] == analysis.utilization_schedule
+    assert data["bandwidth"] == {
+        "ibw": analysis.ibw,
+        "sbw": analysis.sbw,
+        "peak_ingress": analysis.peak_ingress,
+        "peak_egress": analysis.peak_egress,
+        "avg_ingress": analysis.avg_ingress,
+        "avg_egress": analysis.avg_egress,
+    }
     # The bandwidth sums add the per-side floats in JSON order, as before.
     ibw = 0.0
     for sides in data["tensors"].values():
@@ -201,6 +212,9 @@ JSON_OF = {
     "egress": lambda r: r["delay"]["egress"],
     "compute": lambda r: r["delay"]["compute"],
     "time_steps": lambda r: r["time_steps"],
+    "steps": lambda r: r["delay"]["steps"],
+    "schedule": lambda r: r["delay"]["schedule"],
+    "peak_ingress": lambda r: r["bandwidth"]["peak_ingress"],
     "utilization": lambda r: r["utilization"],
     "active_pes": lambda r: r["active_pes"],
 }

@@ -1,0 +1,235 @@
+"""Time that follows the schedule (docs/metrics.md, "Schedule time"), counted exactly.
+
+The unique words of each step, in(t) and out(t), are the unique sets of `metrics.py` counted
+with the time stamp as a parameter: barvinok's `card()` of { T[t] -> [PE[p] -> F[e]] } is a
+piecewise quasi-polynomial in t. Where a piece is quasi-affine in t, its maximum is an integer
+linear program (isl) and ceil(in(t) · word_bits / bandwidth_bits) is quasi-affine, so the sum
+of the step costs over the piece is one more barvinok sum. Pieces of higher degree are the
+only ones whose time points are enumerated (they are counted and reported).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import islpy as isl
+
+from tenet.util.isl_util import maps_of, sets_of
+
+
+@dataclass(frozen=True)
+class StepCounts:
+    """The per-step numbers of one analysis, all exact ints.
+
+    peak_ingress = max_t in(t), peak_egress = max_t out(t), and
+    step_cycles = Σ_{t ∈ T_used} max(1, ceil(in(t)·word_bits/bandwidth_bits),
+    ceil(out(t)·word_bits/bandwidth_bits)); the enumerated_* fields say how many pieces of
+    in/out were not quasi-affine, and how many time points were enumerated because of them."""
+
+    peak_ingress: int
+    peak_egress: int
+    step_cycles: int
+    enumerated_pieces: int = 0
+    enumerated_points: int = 0
+
+
+def step_cost(words_in: int, words_out: int, word_bits: int, bandwidth_bits: int) -> int:
+    """max(1, ceil(in·word_bits/bandwidth_bits), ceil(out·word_bits/bandwidth_bits)): the
+    cycles one step takes when its unique words must cross the scratchpad port."""
+    return max(
+        1, -(-words_in * word_bits // bandwidth_bits), -(-words_out * word_bits // bandwidth_bits)
+    )
+
+
+def per_step_words(fetched: Iterable[isl.UnionMap]) -> dict[str, isl.PwQPolynomial]:
+    """t -> Σ_F |{ (p, e) : ((p, t), e) ∈ U_F }| for the unique sets U_F ([PE -> T] -> F) of
+    one side, summed over tensors: one piecewise quasi-polynomial per time space (its name)."""
+    by_time: isl.UnionMap | None = None
+    for umap in fetched:
+        for m in maps_of(umap):
+            turned = isl.UnionMap.from_map(m.domain_reverse().curry())  # T -> [PE -> F]
+            by_time = turned if by_time is None else by_time.union(turned)
+    out: dict[str, isl.PwQPolynomial] = {}
+    if by_time is None:
+        return out
+    pieces: list[isl.PwQPolynomial] = []
+    by_time.card().foreach_pw_qpolynomial(pieces.append)
+    for pw in pieces:
+        name = pw.get_domain_space().get_tuple_name(isl.dim_type.set)
+        out[name] = out[name].add(pw) if name in out else pw
+    return out
+
+
+def _value(val: isl.Val) -> int:
+    return int(val.to_python())
+
+
+def _points(domain: isl.Set) -> list[isl.Point]:
+    points: list[isl.Point] = []
+    domain.foreach_point(points.append)
+    return points
+
+
+def _constant(domain: isl.Set, value: isl.Val) -> isl.Aff:
+    """The affine function equal to `value` on the space of `domain`."""
+    zero = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(domain.get_space()))
+    return zero.set_constant_val(value)
+
+
+def _slices(
+    domain: isl.Set, qp: isl.QPolynomial, tally: list[int]
+) -> list[tuple[isl.Set, isl.Aff]]:
+    """A piece whose quasi-polynomial is not quasi-affine, as constant pieces: one per value
+    of the time coordinates it involves (those values are enumerated, the other coordinates
+    are not); tally: [pieces, points] enumerated."""
+    n = domain.dim(isl.dim_type.set)
+    involved = [i for i in range(n) if qp.involves_dims(isl.dim_type.in_, i, 1)]
+    shadow = domain
+    for i in reversed(range(n)):
+        if i not in involved:
+            shadow = shadow.project_out(isl.dim_type.set, i, 1)
+    tally[0] += 1
+    out = []
+    for point in _points(shadow):
+        tally[1] += 1
+        piece = domain
+        for k, i in enumerate(involved):
+            piece = piece.fix_val(
+                isl.dim_type.set, i, point.get_coordinate_val(isl.dim_type.set, k)
+            )
+        out.append((piece, _constant(domain, qp.eval(piece.sample_point()))))
+    return out
+
+
+def affine_pieces(pw: isl.PwQPolynomial | None, tally: list[int]) -> list[tuple[isl.Set, isl.Aff]]:
+    """The pieces of in(t) or out(t) as (domain, quasi-affine function): quasi-affine pieces
+    as they are, the others sliced into constants (`_slices`)."""
+    out: list[tuple[isl.Set, isl.Aff]] = []
+    for domain, qp in [] if pw is None else pw.get_pieces():
+        if qp.isa_aff():
+            out.append((domain, qp.as_aff()))
+        else:
+            out.extend(_slices(domain, qp, tally))
+    return out
+
+
+def peak(pieces: list[tuple[isl.Set, isl.Aff]]) -> int:
+    """max_t of a piecewise quasi-affine function (0 when it has no piece): isl's integer
+    maximum of each piece's function over its domain."""
+    best = 0
+    for domain, aff in pieces:
+        if not domain.is_empty():
+            # isl maximises integer expressions: scale by the denominator (the count is an
+            # integer at every point, so the maximum of d·a divided by d is exact)
+            d = aff.get_denominator_val()
+            top = _value(domain.max_val(aff.scale_val(d)))
+            best = max(best, top // _value(d))
+    return best
+
+
+def _cycles(
+    pieces: list[tuple[isl.Set, isl.Aff]], word_bits: int, bandwidth_bits: int
+) -> isl.PwAff | None:
+    """ceil(words(t) · word_bits / bandwidth_bits), piece by piece (quasi-affine)."""
+    out = None
+    for domain, aff in pieces:
+        scaled = aff.scale_val(isl.Val(word_bits)).scale_down_val(isl.Val(bandwidth_bits))
+        piece = isl.PwAff.alloc(domain, scaled.ceil())
+        out = piece if out is None else out.union_max(piece)
+    return out
+
+
+def _sum_over(pw_aff: isl.PwAff) -> int:
+    """Σ_t f(t) over the domain of a quasi-affine f >= 0: |{ (t, c) : 0 <= c < f(t) }|
+    (barvinok counts the points, nested floors included)."""
+    from tenet.util.isl_util import count
+
+    below = isl.Map("{ [x] -> [c] : 0 <= c < x }")
+    return count(isl.Map.from_pw_aff(pw_aff).apply_range(below))
+
+
+def step_counts(
+    time_domain: isl.UnionSet,
+    fetched_in: Iterable[isl.UnionMap],
+    fetched_out: Iterable[isl.UnionMap],
+    word_bits: int,
+    bandwidth_bits: int,
+) -> StepCounts:
+    """Peaks of in(t) and out(t) and Σ_t of the step cost over T_used (`time_domain`), from
+    the unique sets of the read sides (`fetched_in`) and the write sides (`fetched_out`)."""
+    words_in = per_step_words(fetched_in)
+    words_out = per_step_words(fetched_out)
+    tally = [0, 0]
+    peak_in = peak_out = cycles = 0
+    for used in sets_of(time_domain):
+        name = used.get_tuple_name()
+        pieces_in = affine_pieces(words_in.get(name), tally)
+        pieces_out = affine_pieces(words_out.get(name), tally)
+        peak_in = max(peak_in, peak(pieces_in))
+        peak_out = max(peak_out, peak(pieces_out))
+        cost = isl.PwAff.alloc(used, _constant(used, isl.Val(1)))  # max(1, ...)
+        for pieces in (pieces_in, pieces_out):
+            part = _cycles(pieces, word_bits, bandwidth_bits)
+            if part is not None:
+                cost = cost.union_max(part)
+        cycles += _sum_over(cost.intersect_domain(used))
+    return StepCounts(peak_in, peak_out, cycles, tally[0], tally[1])
+
+
+@dataclass(frozen=True)
+class ProfilePiece:
+    """One piece of in(t) or out(t): the time stamps it covers, its formula, and exact
+    counts over it (steps, the busiest step's words, the words of all its steps)."""
+
+    steps_set: str
+    words: str
+    steps: int
+    peak: int
+    total: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "steps_set": self.steps_set,
+            "words": self.words,
+            "steps": self.steps,
+            "peak": self.peak,
+            "total": self.total,
+        }
+
+
+def profile_pieces(pw: isl.PwQPolynomial | None) -> list[ProfilePiece]:
+    """The pieces of one side's per-step words, each with its exact counts."""
+    from tenet.util.isl_util import count
+
+    out = []
+    for domain, qp in [] if pw is None else pw.get_pieces():
+        total = isl.PwQPolynomial.alloc(domain, qp).sum()
+        words = sum(
+            _value(q.eval(isl.Point.zero(q.get_domain_space()))) for _, q in total.get_pieces()
+        )
+        formula = str(isl.PwQPolynomial.alloc(isl.Set.universe(domain.get_space()), qp))
+        out.append(
+            ProfilePiece(
+                steps_set=str(domain),
+                words=_formula_text(formula),
+                steps=count(domain),
+                peak=peak(affine_pieces(isl.PwQPolynomial.alloc(domain, qp), [0, 0])),
+                total=words,
+            )
+        )
+    return out
+
+
+def _formula_text(text: str) -> str:
+    """`{ T[i0, i1] -> (2 + 3 * i1) }` -> `2 + 3 * i1` (the quasi-polynomial alone)."""
+    inner = text.strip()
+    if inner.startswith("{") and inner.endswith("}"):
+        inner = inner[1:-1].strip()
+    if "->" in inner:
+        inner = inner.split("->", 1)[1].strip()
+    if ":" in inner:
+        inner = inner.split(":", 1)[0].strip()
+    if inner.startswith("(") and inner.endswith(")"):
+        inner = inner[1:-1]
+    return inner
