@@ -225,15 +225,26 @@ def test_huge_shapes_give_exact_integers():
 
 
 def test_bound_never_rises_with_the_buffer():
+    # the segment lengths tried form a fixed grid, so each term falls as S grows
     for einsum, shape in [
-        (GEMM, {"m": 37, "k": 37, "n": 37}),
         (MTTKRP, {"i": 8, "j": 6, "k": 5, "r": 4}),
+        (CHAIN3, {r: 9 for r in "ijkl"}),
         (CONV1D.format(s=2, d=1), {"p": 9, "r": 3}),
     ]:
         problem = problem_from_einsum(einsum, shape)
         values = [lower_bound(problem, s) for s in range(0, 400, 3)]
         assert all(a >= b for a, b in itertools.pairwise(values))
         assert values[-1] >= problem.algorithmic_minimum
+
+
+def test_gemm_bound_rises_at_most_by_the_exact_t_term():
+    # a matrix product also takes t = 2S + 4 exactly, a term 2S'(c - 1) that grows with S'
+    # while c = ceil(MNK / floor(S'^1.5)) stays put: at most a relative 1/S' per word
+    problem = problem_from_einsum(GEMM, {"m": 37, "k": 37, "n": 37})
+    values = [lower_bound(problem, s) for s in range(1500)]
+    for s, (a, b) in enumerate(itertools.pairwise(values)):
+        assert b * (s + 2) <= a * (s + 3)
+    assert values[-1] == problem.algorithmic_minimum == 3 * 37 * 37
 
 
 def test_conv_with_holes_floor_is_the_words_read():
