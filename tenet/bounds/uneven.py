@@ -333,17 +333,53 @@ def _bypass_cost(problem: Problem, tensor: BoundTensor, sizes: dict[str, int]) -
 
 
 def _dtype(problem: Problem) -> Any:
-    """int64 when no cost can reach 2^62 (each tensor's fetch is at most its largest box
-    times the product of all rank sizes; the output counts twice), else exact objects."""
-    bound = (
-        sum(
-            3 * prod(sum(abs(a) * s for a, s in zip(dim, problem.sizes)) + 1 for dim in t.dims)
-            for t in problem.tensors
-        )
-        * problem.macs
-        + 4 * problem.macs
-    )
+    """int64 when no cost or partial product can reach 2^62, else exact Python objects.
+
+    A dim d whose ranks appear in no other dim of its tensor sums, over all its chunk
+    combinations, at most (Σ_r |a_dr| + 1) ∏_{r in d} R_r words, so a tensor fetches at most
+    ∏_d (Σ_r |a_dr| + 1) × MACs words (its box times MACs when dims share ranks); every
+    partial product of the search is a factor of such a value; an output counts twice, a
+    bypassed tensor at most 2 MACs."""
+    bound = 0
+    for t in problem.tensors:
+        if _disjoint_dims(t):
+            factor = prod(sum(abs(a) for a in dim) + 1 for dim in t.dims)
+        else:
+            factor = prod(sum(abs(a) * s for a, s in zip(dim, problem.sizes)) + 1 for dim in t.dims)
+        bound += (2 * factor + 2) * problem.macs
     return np.int64 if bound < 2**62 else object
+
+
+class _RunningFront:
+    """The best accesses found so far at each buffer size (a step function), to drop rows
+    that a known point already beats before the exact Pareto sort."""
+
+    def __init__(self) -> None:
+        self.buffer = np.zeros(0, dtype=np.int64)
+        self.accesses = np.zeros(0, dtype=object)
+
+    def add(self, points: list[tuple[int, int]]) -> None:
+        merged = sorted([*zip(self.buffer.tolist(), self.accesses.tolist()), *points])
+        keep, best = [], None
+        for b, a in merged:
+            if best is None or a < best:
+                keep.append((b, a))
+                best = a
+        self.buffer = np.array([b for b, _ in keep], dtype=np.int64)
+        self.accesses = np.array([a for _, a in keep], dtype=object)
+
+    def survivors(self, buffer: np.ndarray, accesses: np.ndarray) -> np.ndarray:
+        """Rows not strictly beaten: accesses <= the front's value at their buffer size."""
+        if not len(self.buffer):
+            return np.arange(len(buffer))
+        at = np.searchsorted(self.buffer, buffer.astype(np.int64), side="right") - 1
+        if accesses.dtype == object:
+            limit = np.where(at >= 0, self.accesses[np.maximum(at, 0)], None)
+            keep = [i for i, (a, c) in enumerate(zip(accesses, limit)) if c is None or a <= c]
+            return np.array(keep, dtype=np.int64)
+        ceiling = np.array([min(a, 2**62) for a in self.accesses.tolist()], dtype=np.int64)
+        limit = np.where(at >= 0, ceiling[np.maximum(at, 0)], np.iinfo(np.int64).max)
+        return np.nonzero(accesses <= limit)[0]
 
 
 @dataclass
@@ -450,7 +486,12 @@ def _keep_choices(problem: Problem, bypass: bool) -> list[tuple[int, ...]]:
 
 
 def _uneven_candidates(
-    problem: Problem, imperfect: bool, bypass: bool, sizes: dict[str, int], progress: Progress
+    problem: Problem,
+    imperfect: bool,
+    bypass: bool,
+    sizes: dict[str, int],
+    progress: Progress,
+    known: _RunningFront,
 ) -> tuple[list[tuple[int, int, Callable[[], UnevenMapping]]], int]:
     """Front candidates of the per-tensor placement search and the combinations costed."""
     if imperfect:
@@ -486,15 +527,19 @@ def _uneven_candidates(
             for i in range(len(problem.tensors))
             if i not in kept
         )
+        accesses = accesses + extra
         evaluated += len(buffer)
-        for index in pareto_front(buffer, accesses).tolist():
+        rows = known.survivors(buffer, accesses)
+        found = []
+        for index in rows[pareto_front(buffer[rows], accesses[rows])].tolist():
+            found.append((int(buffer[index]), int(accesses[index])))
             candidates.append(
                 (
-                    int(buffer[index]),
-                    int(accesses[index]) + extra,
+                    *found[-1],
                     lambda c=chain, f=index, b=bypassed: _chain_mapping(problem, c, f, b),
                 )
             )
+        known.add(found)
         if progress:
             progress(done + 1, len(jobs))
     return candidates, evaluated
@@ -664,9 +709,16 @@ def _detail(problem: Problem, mapping: UnevenMapping, space: str, rule: str) -> 
     }
 
 
+_PREFERENCE = {"uneven": 0, "snowcat-imperfect": 1, "snowcat": 2}
+
+
 def _merge(candidates: list[tuple[int, int, Callable[[], Any], str]]) -> list[int]:
-    """Indices of the candidates on the front; on ties the first listed wins."""
-    order = sorted(range(len(candidates)), key=lambda i: (candidates[i][0], candidates[i][1], i))
+    """Indices of the candidates on the front; on ties an uneven nest is shown first, then
+    an imperfect Snowcat mapping, then today's Snowcat mapping."""
+    order = sorted(
+        range(len(candidates)),
+        key=lambda i: (candidates[i][0], candidates[i][1], _PREFERENCE[candidates[i][3]], i),
+    )
     keep, best = [], None
     for i in order:
         if best is None or candidates[i][1] < best:
@@ -692,29 +744,35 @@ def search_front(
     if space not in ("snowcat", "uneven"):
         raise InputError(f"unknown mapping space {space!r} (snowcat or uneven)", "--space")
     sizes = {t.name: problem.size(t) for t in problem.tensors}
-    steps = 1 + int(imperfect) + int(space == "uneven")
-    done = 0
-
-    def report(inner_done: int, inner_total: int) -> None:
-        if progress:
-            progress(min(steps * inner_total, done * inner_total + inner_done), steps * inner_total)
-
+    jobs = (
+        sum(len(list(itertools.permutations(k))) for k in _keep_choices(problem, bypass))
+        if space == "uneven"
+        else 0
+    )
+    total = 1 + int(imperfect) + jobs
     tagged: list[tuple[int, int, Callable[[], Any], str]] = []
-    evaluated = 0
-    if space == "uneven":
-        found, count = _uneven_candidates(problem, imperfect, bypass, sizes, report)
-        tagged += [(b, a, make, "uneven") for b, a, make in found]
-        evaluated += count
-        done += 1
+    found, evaluated = _snowcat_candidates(problem, bypass, None)
+    tagged += [(b, a, make, "snowcat") for b, a, make in found]
+    if progress:
+        progress(1, total)
+    known = _RunningFront()
+    known.add([(b, a) for b, a, _, _ in tagged])
     if imperfect:
         found, count = _snowcat_imperfect_candidates(problem, bypass, sizes)
         tagged += [(b, a, make, "snowcat-imperfect") for b, a, make in found]
+        known.add([(b, a) for b, a, _ in found])
         evaluated += count
-        done += 1
-        report(1, 1)
-    found, count = _snowcat_candidates(problem, bypass, report)
-    tagged += [(b, a, make, "snowcat") for b, a, make in found]
-    evaluated += count
+        if progress:
+            progress(2, total)
+    if space == "uneven":
+
+        def step(done: int, _jobs: int) -> None:
+            if progress:
+                progress(1 + int(imperfect) + done, total)
+
+        found, count = _uneven_candidates(problem, imperfect, bypass, sizes, step, known)
+        tagged += [(b, a, make, "uneven") for b, a, make in found]
+        evaluated += count
     points = []
     for i in _merge(tagged):
         buffer, accesses, make, source = tagged[i]
@@ -728,6 +786,4 @@ def search_front(
             raise AssertionError(f"front point {text} is not costed as its nest")
         detail = _detail(problem, mapping, "uneven" if source == "uneven" else "snowcat", rule)
         points.append(FrontPoint(buffer, accesses, text, detail))
-    if progress:
-        progress(1, 1)
     return SpaceFront(space, imperfect, bypass, evaluated, points)
