@@ -39,6 +39,8 @@ Chunks = dict[int, int]  # chunk size -> number of chunks of that size
 
 #: Largest number of candidate tile chains per rank that the imperfect search enumerates.
 IMPERFECT_CHAIN_LIMIT = 60_000
+#: Largest number of tile-chain combinations costed for one order of the tensors.
+SEARCH_ROW_LIMIT = 60_000_000
 
 
 @dataclass
@@ -509,10 +511,8 @@ def _uneven_candidates(
         for order in itertools.permutations(kept)
     ]
     cache: dict[tuple[int, int], np.ndarray] = {}
-    candidates: list[tuple[int, int, Callable[[], UnevenMapping]]] = []
-    evaluated = 0
-    for done, (kept, order) in enumerate(jobs):
-        bypassed = tuple(t.name for i, t in enumerate(problem.tensors) if i not in kept)
+    chains = []
+    for kept, order in jobs:
         slots = [[i for i, t in enumerate(order) if _uses(problem.tensors[t], r)] for r in range(n)]
         options = []
         for r in range(n):
@@ -520,29 +520,59 @@ def _uneven_candidates(
             if key not in cache:
                 cache[key] = rank_chains(*key, imperfect, prune)
             options.append(cache[key])
-        chain = _Chain(order, options, slots)
-        buffer, accesses = _chain_costs(problem, chain, sizes, imperfect, dtype)
+        chains.append((kept, _Chain(order, options, slots)))
+    largest = max(prod(len(o) for o in chain.options) for _, chain in chains)
+    if largest > SEARCH_ROW_LIMIT:
+        raise InputError(
+            f"the {'imperfect ' if imperfect else ''}uneven search would cost {largest:,} "
+            f"tile combinations per tensor order (at most {SEARCH_ROW_LIMIT:,}); "
+            "use smaller ranks",
+            "--imperfect" if imperfect else "--space",
+        )
+    candidates: list[tuple[int, int, Callable[[], UnevenMapping]]] = []
+    evaluated = 0
+    for done, (kept, whole) in enumerate(chains):
+        bypassed = tuple(t.name for i, t in enumerate(problem.tensors) if i not in kept)
         extra = sum(
             _bypass_cost(problem, problem.tensors[i], sizes)
             for i in range(len(problem.tensors))
             if i not in kept
         )
-        accesses = accesses + extra
-        evaluated += len(buffer)
-        rows = known.survivors(buffer, accesses)
-        found = []
-        for index in rows[pareto_front(buffer[rows], accesses[rows])].tolist():
-            found.append((int(buffer[index]), int(accesses[index])))
-            candidates.append(
-                (
-                    *found[-1],
-                    lambda c=chain, f=index, b=bypassed: _chain_mapping(problem, c, f, b),
+        for chain in _blocks(whole):
+            buffer, accesses = _chain_costs(problem, chain, sizes, imperfect, dtype)
+            accesses = accesses + extra
+            evaluated += len(buffer)
+            rows = known.survivors(buffer, accesses)
+            found = []
+            for index in rows[pareto_front(buffer[rows], accesses[rows])].tolist():
+                found.append((int(buffer[index]), int(accesses[index])))
+                candidates.append(
+                    (
+                        *found[-1],
+                        lambda c=chain, f=index, b=bypassed: _chain_mapping(problem, c, f, b),
+                    )
                 )
-            )
-        known.add(found)
+            known.add(found)
         if progress:
-            progress(done + 1, len(jobs))
+            progress(done + 1, len(chains))
     return candidates, evaluated
+
+
+def _blocks(chain: _Chain, rows: int = 1 << 21) -> list[_Chain]:
+    """The chain combinations cut along the rank with most options into blocks of at most
+    about `rows` rows (memory stays bounded)."""
+    sizes = [len(o) for o in chain.options]
+    total = prod(sizes)
+    if total <= rows:
+        return [chain]
+    r = max(range(len(sizes)), key=lambda k: sizes[k])
+    step = max(1, rows // (total // sizes[r]))
+    out = []
+    for start in range(0, sizes[r], step):
+        options = list(chain.options)
+        options[r] = options[r][start : start + step]
+        out.append(_Chain(chain.kept, options, chain.slots))
+    return out
 
 
 # --- Snowcat with imperfect tiles -------------------------------------------------------------
