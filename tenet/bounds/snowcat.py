@@ -409,68 +409,6 @@ def lookup(front: list[dict[str, Any]], words: int) -> dict[str, Any] | None:
     return fitting[-1] if fitting else None
 
 
-def bounds_report(
-    result: BoundResult,
-    word_bits: int = 16,
-    at: list[str] = (),
-    macs_per_cycle: float | None = None,
-    bandwidth_gbps: float | None = None,
-    clock_ghz: float = 1.0,
-    area_mm2: float | None = None,
-    mac_area_um2: float | None = None,
-    byte_area_um2: float | None = None,
-) -> dict[str, Any]:
-    """The contract's JSON: front with mappings, lookups, minimum, OI and mesas."""
-    problem = result.problem
-    word_bytes = word_bits / 8
-    ops = problem.ops()
-    front = []
-    for index in result.front.tolist():
-        buffer, accesses = int(result.buffer[index]), int(result.accesses[index])
-        point = {"buffer": buffer, "accesses": accesses, "oi": ops / (accesses * word_bytes)}
-        point.update(mapping_text(result, index))
-        front.append(point)
-    report: dict[str, Any] = {
-        "einsum": problem.name,
-        "shape": dict(zip(problem.ranks, problem.sizes)),
-        "mappings_evaluated": result.mappings,
-        "algorithmic_minimum": problem.algorithmic_minimum,
-        "macs": problem.macs,
-        "pareto": front,
-        "max_effectual_buffer": front[-1]["buffer"],
-        "peak_oi": front[-1]["oi"],
-        "word_bits": word_bits,
-        "bypass": result.bypass,
-    }
-    if at:
-        report["at"] = []
-        for text in at:
-            words = word_count(text, word_bits)
-            point = lookup(front, words)
-            report["at"].append(
-                {
-                    "size": text,
-                    "words": words,
-                    "accesses": point["accesses"] if point else None,
-                    "oi": point["oi"] if point else None,
-                    "mapping": point["mapping"] if point else None,
-                }
-            )
-    if macs_per_cycle is not None and bandwidth_gbps is not None:
-        peak = 2 * macs_per_cycle * clock_ghz
-        report["performance"] = {
-            "peak_gops": peak,
-            "mesa": [
-                {"buffer": p["buffer"], "gops": min(peak, p["oi"] * bandwidth_gbps)} for p in front
-            ],
-        }
-    if area_mm2 is not None and mac_area_um2 and byte_area_um2 and bandwidth_gbps is not None:
-        report["area_split"] = area_split(
-            front, word_bytes, area_mm2, mac_area_um2, byte_area_um2, bandwidth_gbps, clock_ghz
-        )
-    return report
-
-
 def area_split(
     front: list[dict[str, Any]],
     word_bytes: float,

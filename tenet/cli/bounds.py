@@ -15,22 +15,25 @@ from tenet.cli.common import (
 )
 from tenet.errors import InputError
 
-EXAMPLE = "example: tenet bounds -w gemm-4k --at 64KiB --at 1MiB"
+EXAMPLE = "example: tenet bounds -w gemm-4k --space uneven --at 64KiB,1MiB"
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "bounds",
-        help="Orojenesis ski slope on the Snowcat architecture: the least traffic over Snowcat "
-        "mappings per buffer size, OI and performance mesas",
-        description="Search the Snowcat mapping space of one einsum on one PE with a buffer and "
-        "a backing store: one tile per tensor, all tiles held at one buffer level, perfect "
-        "factors (tile sizes divide the rank sizes), every order of the outer loops and, with "
-        "--bypass, a keep/bypass choice per tensor. Report the least backing-store traffic over "
-        "Snowcat mappings at each buffer size (the Snowcat front). Each point is reached by a "
-        "real Snowcat schedule, so it is an upper bound on the least traffic possible, not a "
-        "lower bound: schedules outside this space (per-tensor tile placement, imperfect tiles) "
-        "can move less (docs/bounds.md).",
+        help="Orojenesis ski slope: the least traffic over Snowcat mappings (or larger mapping "
+        "spaces) per buffer size, a proven lower bound, OI and performance mesas",
+        description="Search a mapping space of one einsum on one PE with a buffer and a backing "
+        "store. By default, the Snowcat space of Orojenesis: one tile per tensor, all tiles held "
+        "at one buffer level, perfect factors (tile sizes divide the rank sizes), every order of "
+        "the outer loops and, with --bypass, a keep/bypass choice per tensor; the report is the "
+        "least backing-store traffic over Snowcat mappings at each buffer size (the Snowcat "
+        "front). --space uneven places each tensor's tile at its own position in a nest where a "
+        "rank may be split into several loops; --imperfect lets tile sizes not divide the rank "
+        "sizes (the last tile is partial). Each front point is reached by a real schedule of its "
+        "space, so it is an upper bound on the least traffic possible, not a lower bound. Beside "
+        "it stands lower_bound, a floor proven for every schedule with that buffer size, and the "
+        "gap (front / lower bound); docs/bounds.md states the proof and its assumptions.",
         epilog=EXAMPLE,
     )
     group = p.add_argument_group("the einsum (either)")
@@ -43,16 +46,35 @@ def add_parser(sub) -> None:
     add_function_argument(group)
     group = p.add_argument_group("search and lookups")
     group.add_argument(
+        "--space",
+        choices=("snowcat", "uneven"),
+        default="snowcat",
+        help="mapping space: snowcat (one buffer level for every tile; default) or uneven "
+        "(each tensor's tile at its own position, ranks split into several loops)",
+    )
+    group.add_argument(
+        "--imperfect",
+        action="store_true",
+        help="tile sizes need not divide the rank sizes (ceil(R/t) trips, last tile partial)",
+    )
+    group.add_argument(
         "--bypass",
         action="store_true",
-        help="add keeping or bypassing each tensor to the Snowcat mapping space",
+        help="add keeping or bypassing each tensor to the mapping space",
+    )
+    group.add_argument(
+        "--compare-spaces",
+        action="store_true",
+        help="search snowcat, snowcat imperfect, uneven and uneven imperfect and report (and "
+        "with --plot draw) their fronts and the lower bound together",
     )
     group.add_argument(
         "--at",
         action="append",
         default=[],
-        metavar="SIZE",
-        help="the Snowcat front at a buffer size: words, or bytes with a unit (64KiB, 1MiB, 16MB)",
+        metavar="SIZE[,SIZE...]",
+        help="read the front, and the lower bound, at buffer sizes: words, or bytes with a unit "
+        "(64KiB, 1MiB, 16MB); repeatable or comma-separated",
     )
     group.add_argument(
         "--word-bits", type=int, default=None, help="bits per word (default: the arch's, else 16)"
@@ -74,7 +96,8 @@ def add_parser(sub) -> None:
     p.add_argument(
         "--plot",
         metavar="FILE.png",
-        help="draw the ski slope (FILE.png), OI mesa (FILE-oi.png), performance mesa (FILE-perf.png)",
+        help="draw the ski slope with the lower bound (FILE.png), OI mesa (FILE-oi.png), "
+        "performance mesa (FILE-perf.png); with --compare-spaces one slope of every space",
     )
 
 
@@ -101,14 +124,20 @@ def bound_problem(args: argparse.Namespace):
     )
 
 
+def at_sizes(items: list[str]) -> list[str]:
+    """`--at` values, repeated or comma-separated, in the order given."""
+    sizes = [text.strip() for item in items for text in item.split(",")]
+    for text in sizes:
+        if not text:
+            raise InputError(f"empty size in {','.join(items)!r}", "--at")
+    return sizes
+
+
 def run(args: argparse.Namespace) -> int:
-    from tenet.bounds.snowcat import bounds_report, evaluate, hierarchy_report
+    from tenet.bounds.snowcat import hierarchy_report
     from tenet.formats.presets import resolve_arch
     from tenet.model.arch import load_arch
-    from tenet.report.plots import bound_plots
     from tenet.report.progress import progress_bar
-    from tenet.report.serial import to_csv, to_json
-    from tenet.report.tables import bounds_tables, render_tables
 
     arch = load_arch(resolve_arch(args.arch)) if args.arch else None
     if arch is not None and not arch.levels:
@@ -117,20 +146,12 @@ def run(args: argparse.Namespace) -> int:
         args.word_bits = arch.memory.word_bits if arch else 16
     if args.word_bits < 1:
         raise InputError(f"must be positive, got {args.word_bits}", "--word-bits")
+    args.at = at_sizes(args.at)
     problem = bound_problem(args)
+    if args.compare_spaces:
+        return run_compare(args, problem)
     with progress_bar("searching the mapspace") as tick:
-        result = evaluate(problem, args.bypass, tick)
-    report = bounds_report(
-        result,
-        args.word_bits,
-        args.at,
-        args.macs_per_cycle,
-        args.bandwidth_gbps,
-        args.clock_ghz,
-        args.area_mm2,
-        args.mac_area_um2,
-        args.byte_area_um2,
-    )
+        report = search_report(args, problem, tick)
     if arch is not None:
         report["hierarchy"] = hierarchy_report(
             report["pareto"],
@@ -141,14 +162,94 @@ def run(args: argparse.Namespace) -> int:
             args.clock_ghz,
         )
     if args.plot:
-        bound_plots(report, args.plot, problem.is_matrix_product())
+        from tenet.bounds.slope import lower_bound_curve
+        from tenet.report.plots import bound_plots
+
+        front = report["pareto"]
+        curve = lower_bound_curve(problem, front[0]["buffer"] or 1, 2 * front[-1]["buffer"])
+        bound_plots(report, args.plot, curve)
+    write_report(args, report, "bounds")
+    return 0
+
+
+def search_report(args: argparse.Namespace, problem, tick) -> dict:
+    """The slope report of the chosen space (today's Snowcat search when nothing else is asked)."""
+    from tenet.bounds.slope import bounds_report, slope_report, space_points
+    from tenet.bounds.snowcat import evaluate
+    from tenet.bounds.uneven import search_front
+
+    mesas = {
+        "macs_per_cycle": args.macs_per_cycle,
+        "bandwidth_gbps": args.bandwidth_gbps,
+        "clock_ghz": args.clock_ghz,
+        "area_mm2": args.area_mm2,
+        "mac_area_um2": args.mac_area_um2,
+        "byte_area_um2": args.byte_area_um2,
+    }
+    if args.space == "snowcat" and not args.imperfect:
+        return bounds_report(evaluate(problem, args.bypass, tick), args.word_bits, args.at, **mesas)
+    front = search_front(problem, args.space, args.imperfect, args.bypass, tick)
+    return slope_report(
+        problem,
+        space_points(front),
+        front.mappings_evaluated,
+        front.bypass,
+        args.word_bits,
+        args.at,
+        space=front.space,
+        imperfect=front.imperfect,
+        **mesas,
+    )
+
+
+def run_compare(args: argparse.Namespace, problem) -> int:
+    """--compare-spaces: every space's front and the lower bound, side by side."""
+    from tenet.bounds.slope import compare_report, compare_spaces, lower_bound_curve
+    from tenet.report.progress import progress_bar
+
+    for flag, given in (
+        ("-a", args.arch),
+        ("--macs-per-cycle", args.macs_per_cycle),
+        ("--area-mm2", args.area_mm2),
+    ):
+        if given:
+            raise InputError("does not combine with --compare-spaces", flag)
+    with progress_bar("searching four mapping spaces") as tick:
+        fronts = compare_spaces(problem, args.bypass, tick)
+    report = compare_report(problem, fronts, args.word_bits, args.at)
+    if args.plot:
+        from tenet.report.plots import spaces_plot
+
+        buffers = [p["buffer"] for s in report["spaces"].values() for p in s["pareto"]]
+        curve = lower_bound_curve(problem, min(buffers) or 1, 2 * max(buffers))
+        spaces_plot(report, args.plot, curve)
+    write_report(args, report, "compare")
+    return 0
+
+
+def write_report(args: argparse.Namespace, report: dict, kind: str) -> None:
+    """JSON, CSV (one row per front point) or tables."""
+    from tenet.report.serial import to_csv, to_json
+
     if args.format == "json":
         emit(to_json(report) + "\n", args.output)
     elif args.format == "csv":
-        emit(
-            to_csv([{k: v for k, v in p.items() if k != "tiles"} for p in report["pareto"]]),
-            args.output,
-        )
+        emit(to_csv(csv_rows(report, kind)), args.output)
     else:
-        emit(render_tables(bounds_tables(report), color_for(args)), args.output)
-    return 0
+        from tenet.report.tables import bounds_tables, render_tables, spaces_tables
+
+        tables = bounds_tables(report) if kind == "bounds" else spaces_tables(report)
+        emit(render_tables(tables, color_for(args)), args.output)
+
+
+def csv_rows(report: dict, kind: str) -> list[dict]:
+    """One CSV row per front point; per-rank and per-tensor tables (tiles, loops, positions,
+    tile words) stay in the JSON."""
+
+    def flat(point: dict) -> dict:
+        nested = ("tiles", "loops", "positions", "tile_words")
+        return {k: v for k, v in point.items() if k not in nested}
+
+    if kind == "bounds":
+        return [flat(p) for p in report["pareto"]]
+    return [{"space": name, **flat(p)} for name, s in report["spaces"].items() for p in s["pareto"]]

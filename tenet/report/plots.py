@@ -52,30 +52,29 @@ def comparison_plot(
     save_figure(fig, Path(path), plt)
 
 
-def bound_plots(report: dict[str, Any], path: str | Path, matrix_product: bool) -> list[str]:
-    """Ski slope (log-log), OI mesa and, when given, performance mesa; returns the files.
+def bound_plots(
+    report: dict[str, Any], path: str | Path, lower_bound: list[tuple[int, int]]
+) -> list[str]:
+    """Ski slope (log-log) with the proven lower bound, OI mesa and, when given, performance
+    mesa; returns the files. `lower_bound` is (buffer, bound) sampled along the buffer axis.
 
-    The curves are the Snowcat front: the least traffic over Snowcat mappings, attained by
-    real schedules but not a lower bound (other schedules can move less)."""
+    The curve is the front of one mapping space: attained by real schedules but not a lower
+    bound (schedules outside the space can move less); the dotted curve is the lower bound."""
     plt = _pyplot()
     base = Path(path)
     written = []
     front = [p for p in report["pareto"] if p["buffer"] > 0]
     xs = [p["buffer"] for p in front]
     fig, ax = plt.subplots(figsize=(6.5, 4.5))
-    label = "Snowcat front (least traffic over Snowcat mappings)"
-    ax.step(xs, [p["accesses"] for p in front], where="post", label=label)
+    name = _space_label(report["space"], report["imperfect"])
+    ax.step(xs, [p["accesses"] for p in front], where="post", label=f"{name} front (attained)")
     ax.axhline(report["algorithmic_minimum"], color="gray", ls="--", label="algorithmic minimum")
-    if matrix_product:
-        m, n, k = (report["shape"][r] for r in report["shape"])
-        macs = m * n * k
-        lower = "2MNK/sqrt(S) (pebble-game lower bound)"
-        ax.plot(xs, [2 * macs / x**0.5 for x in xs], color="tab:red", ls=":", label=lower)
+    _draw_lower_bound(ax, lower_bound)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("buffer (words)")
     ax.set_ylabel("backing-store accesses (words)")
-    ax.set_title(f"ski slope over Snowcat mappings: {report['einsum']}")
+    ax.set_title(f"ski slope over {name} mappings: {report['einsum']}")
     ax.legend(fontsize=8)
     fig.tight_layout()
     written.append(save_figure(fig, base, plt))
@@ -84,7 +83,7 @@ def bound_plots(report: dict[str, Any], path: str | Path, matrix_product: bool) 
     ax.set_xscale("log")
     ax.set_xlabel("buffer (words)")
     ax.set_ylabel("operational intensity (ops/byte)")
-    ax.set_title(f"OI mesa of the Snowcat front: {report['einsum']}")
+    ax.set_title(f"OI mesa of the {name} front: {report['einsum']}")
     fig.tight_layout()
     written.append(save_figure(fig, base.with_name(base.stem + "-oi" + base.suffix), plt))
     if "performance" in report:
@@ -94,12 +93,58 @@ def bound_plots(report: dict[str, Any], path: str | Path, matrix_product: bool) 
         ax.axhline(report["performance"]["peak_gops"], color="gray", ls="--", label="peak compute")
         ax.set_xscale("log")
         ax.set_xlabel("buffer (words)")
-        ax.set_ylabel("GOPS at the Snowcat front")
-        ax.set_title(f"performance mesa of the Snowcat front: {report['einsum']}")
+        ax.set_ylabel(f"GOPS at the {name} front")
+        ax.set_title(f"performance mesa of the {name} front: {report['einsum']}")
         ax.legend(fontsize=8)
         fig.tight_layout()
         written.append(save_figure(fig, base.with_name(base.stem + "-perf" + base.suffix), plt))
     return written
+
+
+def _space_label(space: str, imperfect: bool) -> str:
+    return ("Snowcat" if space == "snowcat" else "uneven") + (" imperfect" if imperfect else "")
+
+
+def _draw_lower_bound(ax, lower_bound: list[tuple[int, int]]) -> None:
+    """The proven floor as a dotted step curve (it only rises as the buffer shrinks)."""
+    ax.step(
+        [s for s, _ in lower_bound],
+        [b for _, b in lower_bound],
+        where="post",
+        color="tab:red",
+        ls=":",
+        label="lower bound (every schedule)",
+    )
+
+
+def spaces_plot(
+    report: dict[str, Any], path: str | Path, lower_bound: list[tuple[int, int]]
+) -> list[str]:
+    """`bounds --compare-spaces --plot`: every space's front and the lower bound on one slope."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7.0, 4.8))
+    styles = ("-", "--", "-.", (0, (5, 1)))
+    for (label, s), style in zip(report["spaces"].items(), styles * 2):
+        front = [p for p in s["pareto"] if p["buffer"] > 0]
+        ax.step(
+            [p["buffer"] for p in front],
+            [p["accesses"] for p in front],
+            where="post",
+            ls=style,
+            label=f"{label} front",
+        )
+    ax.axhline(
+        report["algorithmic_minimum"], color="gray", ls="--", lw=0.8, label="algorithmic minimum"
+    )
+    _draw_lower_bound(ax, lower_bound)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("buffer (words)")
+    ax.set_ylabel("backing-store accesses (words)")
+    ax.set_title(f"mapping spaces and the lower bound: {report['einsum']}")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return [save_figure(fig, Path(path), plt)]
 
 
 def save_figure(fig, path: Path, plt) -> str:

@@ -371,17 +371,40 @@ def trace_table(result: dict[str, Any], title: str, color: bool = False) -> str:
     return render_tables([table], color, notes, prefix="note")
 
 
+#: How each mapping space's front is named in tables, by (space, imperfect).
+SPACE_NAMES = {
+    ("snowcat", False): "Snowcat front",
+    ("snowcat", True): "Snowcat front with imperfect tiles",
+    ("uneven", False): "uneven front",
+    ("uneven", True): "uneven front with imperfect tiles",
+}
+
+
+def _space_note(space: str, imperfect: bool, bypass: bool) -> str:
+    """What a front is the least traffic over, in one sentence."""
+    what = {
+        "snowcat": "Snowcat mappings (one tile per tensor, all tiles at one buffer level, every "
+        "outer-loop order",
+        "uneven": "uneven mappings (ranks split into several loops in any order, each tensor's "
+        "tile at its own position",
+    }[space]
+    tiles = ", tiles need not divide (last tile partial)" if imperfect else ", perfect factors"
+    keep = ", keep or bypass per tensor" if bypass else ""
+    return f"least backing-store traffic over {what}{tiles}{keep}) at each buffer size"
+
+
 def bounds_tables(report: dict[str, Any]) -> list[Table]:
-    """Summary, lookups and the ski slope's points: the least traffic over Snowcat mappings
-    (one tile per tensor, all at one buffer level, perfect factors), which other schedules
-    can beat, so no row claims a lower bound."""
+    """Summary, lookups and the ski slope's points: the least traffic over one mapping space,
+    which schedules outside it can beat, with the proven lower bound and the gap beside it."""
+    space, imperfect = report.get("space", "snowcat"), report.get("imperfect", False)
+    name = SPACE_NAMES[(space, imperfect)]
     summary = Table(
-        title=escape(f"Snowcat front: {report['einsum']}"), box=box.SIMPLE_HEAVY, show_header=False
+        title=escape(f"{name}: {report['einsum']}"), box=box.SIMPLE_HEAVY, show_header=False
     )
     summary.add_column("metric", style="bold")
     summary.add_column("value", justify="right")
     shape = ", ".join(f"{r}={n}" for r, n in report["shape"].items())
-    for name, value in (
+    for label, value in (
         ("shape", shape),
         ("MACs", report["macs"]),
         ("mappings evaluated", report["mappings_evaluated"]),
@@ -389,7 +412,7 @@ def bounds_tables(report: dict[str, Any]) -> list[Table]:
         ("maximal effectual buffer (words)", report["max_effectual_buffer"]),
         ("peak OI (ops/byte)", report["peak_oi"]),
     ):
-        summary.add_row(name, value if isinstance(value, str) else _num(value))
+        summary.add_row(label, value if isinstance(value, str) else _num(value))
     if "area_split" in report:
         best = report["area_split"]["best"]
         summary.add_row(
@@ -400,33 +423,34 @@ def bounds_tables(report: dict[str, Any]) -> list[Table]:
     tables = [summary]
     if report.get("at"):
         lookups = Table(
-            title="Snowcat front at buffer size (least traffic over Snowcat mappings)",
-            box=box.SIMPLE_HEAVY,
+            title=escape(f"{name} at buffer size, with the lower bound"), box=box.SIMPLE_HEAVY
         )
-        for col in ("size", "words", "accesses", "OI", "mapping"):
+        for col in ("size", "words", "accesses", "lower bound", "gap", "OI", "mapping"):
             lookups.add_column(col, justify="left" if col in ("size", "mapping") else "right")
         for row in report["at"]:
             lookups.add_row(
                 escape(row["size"]),
                 _num(row["words"]),
                 _num(row["accesses"]),
+                _num(row.get("lower_bound")),
+                _num(row.get("gap")),
                 _num(row["oi"]),
                 escape(row["mapping"] or "no mapping fits"),
             )
         tables.append(lookups)
     if "hierarchy" in report:
         levels = Table(
-            title="memory hierarchy (Snowcat front at each inner level's capacity)",
+            title=escape(f"memory hierarchy ({name} at each inner level's capacity)"),
             box=box.SIMPLE_HEAVY,
         )
         for col in ("levels", "capacity (words)", "accesses (words)", "GB/s", "seconds"):
             levels.add_column(col, justify="left" if col == "levels" else "right")
         bottleneck = report["hierarchy"]["bottleneck"]
         for p in report["hierarchy"]["levels"]:
-            name = f"{p['inner']} <-> {p['outer']}"
-            mark = " (bottleneck)" if name == bottleneck else ""
+            pair = f"{p['inner']} <-> {p['outer']}"
+            mark = " (bottleneck)" if pair == bottleneck else ""
             levels.add_row(
-                escape(name + mark),
+                escape(pair + mark),
                 _num(p["capacity_words"]),
                 _num(p["accesses"]),
                 _num(p["bandwidth_gbps"]),
@@ -439,26 +463,91 @@ def bounds_tables(report: dict[str, Any]) -> list[Table]:
             )
         tables.append(levels)
     front = Table(
-        title="ski slope (Snowcat front: least traffic over Snowcat mappings)", box=box.SIMPLE_HEAVY
+        title=escape(f"ski slope ({name}: {_space_note(space, imperfect, False).split(' (')[0]})"),
+        box=box.SIMPLE_HEAVY,
     )
-    for col in ("buffer", "accesses", "OI", "mapping"):
+    for col in ("buffer", "accesses", "lower bound", "gap", "OI", "mapping"):
         front.add_column(col, justify="left" if col == "mapping" else "right")
     for p in report["pareto"]:
-        front.add_row(_num(p["buffer"]), _num(p["accesses"]), _num(p["oi"]), escape(p["mapping"]))
+        front.add_row(
+            _num(p["buffer"]),
+            _num(p["accesses"]),
+            _num(p.get("lower_bound")),
+            _num(p.get("gap")),
+            _num(p["oi"]),
+            escape(p["mapping"]),
+        )
     tables.append(front)
-    bypass = ", keep or bypass per tensor" if report.get("bypass") else ""
+    tables.append(
+        _slope_notes([f"the {name} is the {_space_note(space, imperfect, report.get('bypass'))}."])
+    )
+    return tables
+
+
+def _slope_notes(first: list[str]) -> Table:
+    """Notes under a slope: what the front is, and what the lower bound is."""
     notes = Table(box=None, show_header=False, show_edge=False, pad_edge=False)
     notes.add_column("note")
+    for line in first:
+        notes.add_row("note: " + line)
     notes.add_row(
-        "note: the Snowcat front is the least backing-store traffic over Snowcat mappings (one "
-        "tile per tensor, all tiles at one buffer level, perfect factors, every outer-loop "
-        f"order{bypass}) at each buffer size."
+        "note: each point is attained by a schedule of its space, but it is not a lower bound: "
+        "schedules outside that space can move less."
     )
     notes.add_row(
-        "note: each point is attained by a Snowcat schedule, but it is not a lower bound: "
-        "schedules outside that space (per-tensor tile placement, imperfect tiles) can move less."
+        "note: lower bound: no schedule with that buffer moves fewer words (docs/bounds.md, "
+        "'Lower bounds', for the proof and its assumptions); gap = accesses / lower bound."
     )
-    tables.append(notes)
+    return notes
+
+
+def spaces_tables(report: dict[str, Any]) -> list[Table]:
+    """`bounds --compare-spaces`: one row per space, lookups across spaces, each front."""
+    summary = Table(
+        title=escape(f"mapping spaces compared: {report['einsum']}"), box=box.SIMPLE_HEAVY
+    )
+    for col in ("space", "mappings evaluated", "front points", "max effectual buffer"):
+        summary.add_column(col, justify="left" if col == "space" else "right")
+    for label, s in report["spaces"].items():
+        summary.add_row(
+            escape(label),
+            _num(s["mappings_evaluated"]),
+            _num(len(s["pareto"])),
+            _num(s["max_effectual_buffer"]),
+        )
+    tables = [summary]
+    if report.get("at"):
+        lookups = Table(title="accesses at buffer size, per space", box=box.SIMPLE_HEAVY)
+        names = list(report["spaces"])
+        for col in ("size", "words", "lower bound", *names):
+            lookups.add_column(escape(col), justify="left" if col == "size" else "right")
+        for row in report["at"]:
+            cells = [_num(row["spaces"][n]["accesses"]) for n in names]
+            lookups.add_row(
+                escape(row["size"]), _num(row["words"]), _num(row["lower_bound"]), *cells
+            )
+        tables.append(lookups)
+    for label, s in report["spaces"].items():
+        front = Table(
+            title=escape(f"{label}: {SPACE_NAMES[(s['space'], s['imperfect'])]}"),
+            box=box.SIMPLE_HEAVY,
+        )
+        for col in ("buffer", "accesses", "lower bound", "gap", "mapping"):
+            front.add_column(col, justify="left" if col == "mapping" else "right")
+        for p in s["pareto"]:
+            front.add_row(
+                _num(p["buffer"]),
+                _num(p["accesses"]),
+                _num(p["lower_bound"]),
+                _num(p["gap"]),
+                escape(p["mapping"]),
+            )
+        tables.append(front)
+    notes = [
+        f"{label}: the {_space_note(s['space'], s['imperfect'], s['bypass'])}."
+        for label, s in report["spaces"].items()
+    ]
+    tables.append(_slope_notes(notes))
     return tables
 
 

@@ -16,7 +16,8 @@ from math import prod
 
 import pytest
 
-from tenet.bounds.snowcat import bounds_report, evaluate, lookup, problem_from_einsum
+from tenet.bounds.slope import bounds_report
+from tenet.bounds.snowcat import evaluate, lookup, problem_from_einsum
 
 from ..helpers import GEMM_OS_ARGS, run_cli
 

@@ -12,8 +12,8 @@ from math import prod
 import pytest
 
 from tenet import analyze, load_arch, load_dataflow, load_workload
+from tenet.bounds.slope import bounds_report
 from tenet.bounds.snowcat import (
-    bounds_report,
     evaluate,
     lookup,
     problem_from_einsum,

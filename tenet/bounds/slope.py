@@ -1,0 +1,248 @@
+"""Ski slopes of one einsum in any mapping space, with the proven lower bound beside them.
+
+A slope report is the JSON of `tenet bounds`: the front (buffer strictly rising, accesses
+strictly falling), lookups at buffer sizes, the OI and performance mesas and the area split.
+Every front point and every lookup also carries `lower_bound`, the proven floor on the
+backing-store accesses of any schedule with that buffer (tenet.bounds.lower_bound), and
+`gap` = accesses / lower_bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from math import ceil, exp, log
+from typing import Any
+
+from tenet.bounds.lower_bound import lower_bound, lower_bound_basis
+from tenet.bounds.snowcat import (
+    BoundResult,
+    Problem,
+    area_split,
+    lookup,
+    mapping_text,
+    word_count,
+)
+from tenet.bounds.uneven import SpaceFront, search_front
+
+#: The fronts `--compare-spaces` draws, smallest space first: (name, space, imperfect).
+COMPARED_SPACES = (
+    ("snowcat", "snowcat", False),
+    ("snowcat-imperfect", "snowcat", True),
+    ("uneven", "uneven", False),
+    ("uneven-imperfect", "uneven", True),
+)
+
+
+def snowcat_points(result: BoundResult) -> list[dict[str, Any]]:
+    """The Snowcat front of `evaluate` as JSON points (tiles per rank, outer order, kept)."""
+    return [
+        {
+            "buffer": int(result.buffer[i]),
+            "accesses": int(result.accesses[i]),
+            **mapping_text(result, i),
+        }
+        for i in result.front.tolist()
+    ]
+
+
+def space_points(front: SpaceFront) -> list[dict[str, Any]]:
+    """A searched front as JSON points: loops outermost first, each tensor's position in the
+    nest and the words of its tile (`tile_words`)."""
+    points = []
+    for p in front.points:
+        detail = dict(p.detail)
+        detail["tile_words"] = detail.pop("tiles", {})
+        points.append({"buffer": p.buffer, "accesses": p.accesses, "mapping": p.mapping, **detail})
+    return points
+
+
+def gap(accesses: int | None, floor: int) -> float | None:
+    """accesses / lower bound (1.0 means the point is provably optimal)."""
+    if accesses is None or floor <= 0:
+        return None
+    return accesses / floor
+
+
+def slope_report(
+    problem: Problem,
+    points: list[dict[str, Any]],
+    mappings_evaluated: int,
+    bypass: bool,
+    word_bits: int = 16,
+    at: Sequence[str] = (),
+    macs_per_cycle: float | None = None,
+    bandwidth_gbps: float | None = None,
+    clock_ghz: float = 1.0,
+    area_mm2: float | None = None,
+    mac_area_um2: float | None = None,
+    byte_area_um2: float | None = None,
+    space: str = "snowcat",
+    imperfect: bool = False,
+) -> dict[str, Any]:
+    """The `tenet bounds` JSON of one front: points with OI, lower bound and gap, lookups,
+    minimum, mesas."""
+    word_bytes = word_bits / 8
+    ops = problem.ops()
+    front = []
+    for point in points:
+        floor = lower_bound(problem, point["buffer"])
+        front.append(
+            {
+                "buffer": point["buffer"],
+                "accesses": point["accesses"],
+                "oi": ops / (point["accesses"] * word_bytes),
+                "lower_bound": floor,
+                "gap": gap(point["accesses"], floor),
+                **{k: v for k, v in point.items() if k not in ("buffer", "accesses")},
+            }
+        )
+    report: dict[str, Any] = {
+        "einsum": problem.name,
+        "shape": dict(zip(problem.ranks, problem.sizes)),
+        "space": space,
+        "imperfect": imperfect,
+        "mappings_evaluated": mappings_evaluated,
+        "algorithmic_minimum": problem.algorithmic_minimum,
+        "macs": problem.macs,
+        "pareto": front,
+        "max_effectual_buffer": front[-1]["buffer"],
+        "peak_oi": front[-1]["oi"],
+        "word_bits": word_bits,
+        "bypass": bypass,
+        "lower_bound_basis": lower_bound_basis(problem),
+    }
+    if at:
+        report["at"] = [at_answer(problem, front, text, word_bits) for text in at]
+    if macs_per_cycle is not None and bandwidth_gbps is not None:
+        peak = 2 * macs_per_cycle * clock_ghz
+        report["performance"] = {
+            "peak_gops": peak,
+            "mesa": [
+                {"buffer": p["buffer"], "gops": min(peak, p["oi"] * bandwidth_gbps)} for p in front
+            ],
+        }
+    if area_mm2 is not None and mac_area_um2 and byte_area_um2 and bandwidth_gbps is not None:
+        report["area_split"] = area_split(
+            front, word_bytes, area_mm2, mac_area_um2, byte_area_um2, bandwidth_gbps, clock_ghz
+        )
+    return report
+
+
+def at_answer(
+    problem: Problem, front: list[dict[str, Any]], text: str, word_bits: int
+) -> dict[str, Any]:
+    """The front at one buffer size (the last point that fits), the lower bound there and
+    their ratio; `null` accesses when no mapping fits."""
+    words = word_count(text, word_bits)
+    point = lookup(front, words)
+    floor = lower_bound(problem, words) if words > 0 else None
+    return {
+        "size": text,
+        "words": words,
+        "accesses": point["accesses"] if point else None,
+        "oi": point["oi"] if point else None,
+        "mapping": point["mapping"] if point else None,
+        "lower_bound": floor,
+        "gap": gap(point["accesses"], floor) if point and floor else None,
+    }
+
+
+def bounds_report(result: BoundResult, word_bits: int = 16, at: Sequence[str] = (), **mesas):
+    """The report of today's Snowcat search (`evaluate`); `mesas` as in `slope_report`."""
+    return slope_report(
+        result.problem,
+        snowcat_points(result),
+        result.mappings,
+        result.bypass,
+        word_bits,
+        at,
+        **mesas,
+    )
+
+
+def compare_spaces(
+    problem: Problem,
+    bypass: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, SpaceFront]:
+    """The fronts of every compared space (COMPARED_SPACES), by name."""
+    fronts = {}
+    total = len(COMPARED_SPACES)
+    for done, (name, space, imperfect) in enumerate(COMPARED_SPACES):
+
+        def step(inner: int, inner_total: int, base: int = done) -> None:
+            if progress and inner_total:
+                progress(base * inner_total + inner, total * inner_total)
+
+        fronts[name] = search_front(problem, space, imperfect, bypass, step)
+    if progress:
+        progress(1, 1)
+    return fronts
+
+
+def compare_report(
+    problem: Problem,
+    fronts: dict[str, SpaceFront],
+    word_bits: int = 16,
+    at: Sequence[str] = (),
+) -> dict[str, Any]:
+    """Every space's front with lower bounds and gaps, and lookups across the spaces."""
+    spaces = {
+        name: slope_report(
+            problem,
+            space_points(front),
+            front.mappings_evaluated,
+            front.bypass,
+            word_bits,
+            space=front.space,
+            imperfect=front.imperfect,
+        )
+        for name, front in fronts.items()
+    }
+    report: dict[str, Any] = {
+        "einsum": problem.name,
+        "shape": dict(zip(problem.ranks, problem.sizes)),
+        "algorithmic_minimum": problem.algorithmic_minimum,
+        "macs": problem.macs,
+        "word_bits": word_bits,
+        "lower_bound_basis": lower_bound_basis(problem),
+        "spaces": {
+            name: {
+                "space": s["space"],
+                "imperfect": s["imperfect"],
+                "bypass": s["bypass"],
+                "mappings_evaluated": s["mappings_evaluated"],
+                "max_effectual_buffer": s["max_effectual_buffer"],
+                "pareto": s["pareto"],
+            }
+            for name, s in spaces.items()
+        },
+    }
+    if at:
+        answers = []
+        for text in at:
+            per_space = {
+                name: at_answer(problem, s["pareto"], text, word_bits) for name, s in spaces.items()
+            }
+            first = next(iter(per_space.values()))
+            answers.append(
+                {
+                    "size": text,
+                    "words": first["words"],
+                    "lower_bound": first["lower_bound"],
+                    "spaces": {
+                        name: {k: a[k] for k in ("accesses", "gap", "mapping")}
+                        for name, a in per_space.items()
+                    },
+                }
+            )
+        report["at"] = answers
+    return report
+
+
+def lower_bound_curve(problem: Problem, smallest: int, largest: int, samples: int = 64):
+    """(buffer, lower bound) at `samples` buffer sizes spaced evenly on a log scale."""
+    smallest, largest = max(1, smallest), max(2, largest)
+    ratio = log(largest / smallest) / max(1, samples - 1)
+    sizes = sorted({ceil(smallest * exp(ratio * i)) for i in range(samples)})
+    return [(s, lower_bound(problem, s)) for s in sizes]
