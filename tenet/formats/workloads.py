@@ -113,8 +113,11 @@ def workload_yaml(workload: Workload) -> str:
     data["statements"] = statements
     if workload.macs_per_instance != 1:
         data["macs_per_instance"] = workload.macs_per_instance
-    if workload.tensor_shapes:
-        data["shapes"] = {t: list(s) for t, s in workload.tensor_shapes.items()}
+    if workload.shape_texts:
+        data["shapes"] = {
+            t: [int(d) if d.lstrip("-").isdigit() else d for d in dims]
+            for t, dims in workload.shape_texts.items()
+        }
     header = f"# written by 'tenet workload show --format yaml' from {workload.source}\n"
     return header + yaml.safe_dump(data, sort_keys=False, width=1000, default_flow_style=None)
 

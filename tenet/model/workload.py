@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +59,7 @@ class Workload:
     statement_domains: dict[str, isl.UnionSet] = field(default_factory=dict)
     statement_info: dict[str, StatementInfo] = field(default_factory=dict)
     tensor_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    shape_texts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # as declared
 
     @property
     def tensors(self) -> list[str]:
@@ -243,15 +245,50 @@ def _isl_statements(data: Mapping[str, Any], source: str) -> list[_RawStatement]
     return statements
 
 
-def _shapes(raw: Any, source: str) -> dict[str, tuple[int, ...]]:
-    """The optional `shapes: {TENSOR: [extent, ...]}` of a workload file."""
+def _shapes(raw: Any, source: str) -> dict[str, tuple[str, ...]]:
+    """The optional `shapes: {TENSOR: [extent, ...]}` of a workload file: each extent an
+    integer or an integer expression of the parameters (`N + 1`)."""
     shapes = {}
     for tensor, dims in expect_mapping(raw or {}, source, "shapes").items():
         key = f"shapes.{tensor}"
-        if not isinstance(dims, list):
+        if not isinstance(dims, list) or not all(
+            isinstance(d, (int, str)) and not isinstance(d, bool) for d in dims
+        ):
             raise InputError(f"expected a list of extents, got {dims!r}", source, key)
-        shapes[str(tensor)] = tuple(expect_int(d, source, key, 0) for d in dims)
+        shapes[str(tensor)] = tuple(str(d) for d in dims)
     return shapes
+
+
+_ARITHMETIC = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "//", ast.FloorDiv: "//"}
+
+
+def evaluate_extent(text: str, values: Mapping[str, int]) -> int | None:
+    """An integer expression (`N + 1`, `2 * M`; `/` divides rounding down) at the parameter
+    values; None when it is not one or names something without a value."""
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval").body
+    except SyntaxError:
+        return None
+
+    def value(node) -> int | None:
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Name):
+            return values.get(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            inner = value(node.operand)
+            return None if inner is None else -inner
+        if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+            a, b = value(node.left), value(node.right)
+            if a is None or b is None:
+                return None
+            op = _ARITHMETIC[type(node.op)]
+            if op == "//":
+                return a // b if b > 0 else None
+            return a + b if op == "+" else a - b if op == "-" else a * b
+        return None
+
+    return value(tree)
 
 
 def build_workload(
@@ -260,7 +297,7 @@ def build_workload(
     values: dict[str, int],
     source: str,
     macs_per_instance: int = 1,
-    tensor_shapes: Mapping[str, tuple[int, ...]] | None = None,
+    shape_texts: Mapping[str, tuple[str, ...]] | None = None,
 ) -> Workload:
     """Parse, substitute parameters and check every statement and access."""
     domains: dict[str, isl.UnionSet] = {}
@@ -346,9 +383,20 @@ def build_workload(
     domain = None
     for dom in domains.values():
         domain = dom if domain is None else domain.union(dom)
-    for tensor in tensor_shapes or {}:
+    shapes = {}
+    for tensor, dims in (shape_texts or {}).items():
+        key = f"shapes.{tensor}"
         if tensor not in accesses["read"] and tensor not in accesses["write"]:
-            raise InputError("no statement accesses this tensor", source, f"shapes.{tensor}")
+            raise InputError("no statement accesses this tensor", source, key)
+        extents = [evaluate_extent(d, values) for d in dims]
+        for dim, extent in zip(dims, extents):
+            if extent is None or extent < 0:
+                raise InputError(
+                    f"extent {dim!r} is not a non-negative integer expression of the parameters",
+                    source,
+                    key,
+                )
+        shapes[tensor] = tuple(extents)
     workload = Workload(
         name,
         values,
@@ -359,7 +407,8 @@ def build_workload(
         source,
         domains,
         infos,
-        dict(tensor_shapes or {}),
+        shapes,
+        {t: tuple(d) for t, d in (shape_texts or {}).items()},
     )
     if workload.has_program_order() and not workload.program_schedule().is_injective():
         raise InputError(

@@ -239,15 +239,20 @@ class CFrontend:
             f"{prelude}void {_REGION_FUNCTION}(void) {{\n"
             f'# {first_line} "{self.source}"\n{region}\n}}\n'
         )
+        parser = c_parser.CParser()
         try:
-            ast = c_parser.CParser().parse(program, filename=self.source)
+            ast = parser.parse(program, filename=self.source)
         except ParseError as exc:
             message = str(exc)
             m = re.match(r"^(.*?):(\d+):(\d+): (.*)$", message)
             if m:
                 pos = t.Pos(int(m.group(2)), int(m.group(3)))
                 raise t.syntax_error(self.source, pos, f"C syntax error: {m.group(4)}") from None
-            raise InputError(f"C syntax error: {message}", self.source) from None
+            what = message.rpartition(": ")[2]
+            pos = _failing_token(parser)
+            if pos is not None:
+                raise t.syntax_error(self.source, pos, f"C syntax error: {what}") from None
+            raise InputError(f"C syntax error: {what}", self.source) from None
         func = next(
             e for e in ast.ext if getattr(e, "decl", None) and e.decl.name == _REGION_FUNCTION
         )
@@ -437,10 +442,10 @@ class CFrontend:
             return self.expr(node.expr)
         if op == "!":
             return t.Not(pos, self.expr(node.expr))
-        if op == "*":
-            raise self.refuse(node, "pointer dereference with '*'")
-        if op == "&":
-            raise self.refuse(node, "address-of with '&'")
+        if op in ("*", "&"):
+            what = "pointer dereference with '*'" if op == "*" else "address-of with '&'"
+            at = t.Pos(pos.line, max(1, pos.col - 1))  # pycparser marks the operand
+            raise t.not_affine(self.source, at, what)
         raise self.refuse(node, f"operator {op}")
 
     def constant(self, node) -> int | float:
@@ -463,6 +468,17 @@ class CFrontend:
         except ValueError:
             pass
         raise self.refuse(node, f"constant {value}")
+
+
+def _failing_token(parser) -> t.Pos | None:
+    """Where pycparser 3 stopped, for its messages that carry no position (its token
+    stream is not public: None when it is not there)."""
+    try:
+        stream = parser._tokens
+        token = stream._buffer[min(stream._index, len(stream._buffer) - 1)]
+        return t.Pos(int(token.lineno), int(token.column))
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return None
 
 
 def _constant_int(node) -> int | None:

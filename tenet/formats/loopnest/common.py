@@ -12,7 +12,7 @@ Names are classified once for the whole region:
 
 from __future__ import annotations
 
-import ast
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -40,7 +40,7 @@ from tenet.formats.loopnest.tree import (
     not_affine,
     syntax_error,
 )
-from tenet.model.workload import RawStatement, Workload, build_workload
+from tenet.model.workload import RawStatement, Workload, build_workload, evaluate_extent
 
 #: Functions without side effects that may appear in values (their arguments are reads).
 PURE_FUNCTIONS = frozenset(
@@ -555,72 +555,23 @@ def parameter_values(
     return values, known
 
 
-def evaluate_shape(dims, known: Mapping[str, int]) -> tuple[int, ...] | None:
-    """A declared shape at the parameter values; None when a dimension is not a known
-    integer expression."""
+def shape_texts(dims, params: list[str], known: Mapping[str, int]) -> tuple[str, ...] | None:
+    """A declared shape as extents in the workload's parameters: a dimension that names
+    only parameters stays symbolic, one that names other known constants (a `#define` the
+    region does not use) becomes its value; None when a dimension is neither."""
     out = []
     for dim in dims:
-        value = _eval_text(dim, known) if isinstance(dim, str) else _eval_expr(dim, known)
+        text = dim if isinstance(dim, str) else show(dim)
+        text = text.replace("/", "//").replace("////", "//")
+        words = set(re.findall(r"[A-Za-z_]\w*", text))
+        if words <= set(params) and evaluate_extent(text, known) is not None:
+            out.append(text)
+            continue
+        value = evaluate_extent(text, known)
         if value is None or value < 0:
             return None
-        out.append(value)
+        out.append(str(value))
     return tuple(out)
-
-
-def _eval_expr(e: Expr, known: Mapping[str, int]) -> int | None:
-    if isinstance(e, Num):
-        return e.value if isinstance(e.value, int) else None
-    if isinstance(e, Var):
-        return known.get(e.name)
-    if isinstance(e, Neg):
-        inner = _eval_expr(e.operand, known)
-        return None if inner is None else -inner
-    if isinstance(e, Bin):
-        a, b = _eval_expr(e.left, known), _eval_expr(e.right, known)
-        if a is None or b is None:
-            return None
-        return _arith(e.op, a, b)
-    return None
-
-
-def _arith(op: str, a: int, b: int) -> int | None:
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
-    if op in ("/", "//") and b > 0:
-        return a // b
-    if op == "%" and b > 0:
-        return a % b
-    return None
-
-
-_AST_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//"}
-
-
-def _eval_text(text: str, known: Mapping[str, int]) -> int | None:
-    """An integer expression of C or Python text (`N+1`, `2*M`), names from `known`."""
-    try:
-        tree = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
-        return None
-
-    def ev(node) -> int | None:
-        if isinstance(node, ast.Constant) and type(node.value) is int:
-            return node.value
-        if isinstance(node, ast.Name):
-            return known.get(node.id)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            inner = ev(node.operand)
-            return None if inner is None else -inner
-        if isinstance(node, ast.BinOp) and type(node.op) in _AST_OPS:
-            a, b = ev(node.left), ev(node.right)
-            return None if a is None or b is None else _arith(_AST_OPS[type(node.op)], a, b)
-        return None
-
-    return ev(tree)
 
 
 def workload_from_kernel(
@@ -633,7 +584,7 @@ def workload_from_kernel(
     shapes = {}
     for tensor, dims in imported.shapes.items():
         if tensor in accessed:
-            shape = evaluate_shape(dims, known)
-            if shape is not None:
-                shapes[tensor] = shape
+            texts = shape_texts(dims, imported.params, known)
+            if texts is not None:
+                shapes[tensor] = texts
     return build_workload(imported.name, imported.statements, values, source, 1, shapes)
