@@ -487,40 +487,33 @@ def _keep_choices(problem: Problem, bypass: bool) -> list[tuple[int, ...]]:
     return [tuple(t for t in everything if keep >> t & 1) for keep in range(1 << len(everything))]
 
 
-def _uneven_candidates(
-    problem: Problem,
-    imperfect: bool,
-    bypass: bool,
-    sizes: dict[str, int],
-    progress: Progress,
-    known: _RunningFront,
-) -> tuple[list[tuple[int, int, Callable[[], UnevenMapping]]], int]:
-    """Front candidates of the per-tensor placement search and the combinations costed."""
+def _uneven_chains(
+    problem: Problem, imperfect: bool, bypass: bool
+) -> list[tuple[tuple[int, ...], _Chain]]:
+    """Every kept set and order of its tensors (innermost first) with each rank's chains;
+    a one-line error when the search would be too large."""
     if imperfect:
         for t in problem.tensors:
             if not _disjoint_dims(t):
                 raise InputError(
                     f"imperfect tiles need each rank in one dimension of {t.name}", "--imperfect"
                 )
-    dtype = _dtype(problem)
     prune = _unit_coefficients(problem)
     n = len(problem.ranks)
-    jobs = [
-        (kept, order)
-        for kept in _keep_choices(problem, bypass)
-        for order in itertools.permutations(kept)
-    ]
     cache: dict[tuple[int, int], np.ndarray] = {}
     chains = []
-    for kept, order in jobs:
-        slots = [[i for i, t in enumerate(order) if _uses(problem.tensors[t], r)] for r in range(n)]
-        options = []
-        for r in range(n):
-            key = (problem.sizes[r], len(slots[r]))
-            if key not in cache:
-                cache[key] = rank_chains(*key, imperfect, prune)
-            options.append(cache[key])
-        chains.append((kept, _Chain(order, options, slots)))
+    for kept in _keep_choices(problem, bypass):
+        for order in itertools.permutations(kept):
+            slots = [
+                [i for i, t in enumerate(order) if _uses(problem.tensors[t], r)] for r in range(n)
+            ]
+            options = []
+            for r in range(n):
+                key = (problem.sizes[r], len(slots[r]))
+                if key not in cache:
+                    cache[key] = rank_chains(*key, imperfect, prune)
+                options.append(cache[key])
+            chains.append((kept, _Chain(order, options, slots)))
     largest = max(prod(len(o) for o in chain.options) for _, chain in chains)
     if largest > SEARCH_ROW_LIMIT:
         raise InputError(
@@ -529,6 +522,19 @@ def _uneven_candidates(
             "use smaller ranks",
             "--imperfect" if imperfect else "--space",
         )
+    return chains
+
+
+def _uneven_candidates(
+    problem: Problem,
+    chains: list[tuple[tuple[int, ...], _Chain]],
+    imperfect: bool,
+    sizes: dict[str, int],
+    progress: Progress,
+    known: _RunningFront,
+) -> tuple[list[tuple[int, int, Callable[[], UnevenMapping]]], int]:
+    """Front candidates of the per-tensor placement search and the combinations costed."""
+    dtype = _dtype(problem)
     candidates: list[tuple[int, int, Callable[[], UnevenMapping]]] = []
     evaluated = 0
     for done, (kept, whole) in enumerate(chains):
@@ -774,12 +780,8 @@ def search_front(
     if space not in ("snowcat", "uneven"):
         raise InputError(f"unknown mapping space {space!r} (snowcat or uneven)", "--space")
     sizes = {t.name: problem.size(t) for t in problem.tensors}
-    jobs = (
-        sum(len(list(itertools.permutations(k))) for k in _keep_choices(problem, bypass))
-        if space == "uneven"
-        else 0
-    )
-    total = 1 + int(imperfect) + jobs
+    chains = _uneven_chains(problem, imperfect, bypass) if space == "uneven" else []
+    total = 1 + int(imperfect) + len(chains)
     tagged: list[tuple[int, int, Callable[[], Any], str]] = []
     found, evaluated = _snowcat_candidates(problem, bypass, None)
     tagged += [(b, a, make, "snowcat") for b, a, make in found]
@@ -800,7 +802,7 @@ def search_front(
             if progress:
                 progress(1 + int(imperfect) + done, total)
 
-        found, count = _uneven_candidates(problem, imperfect, bypass, sizes, step, known)
+        found, count = _uneven_candidates(problem, chains, imperfect, sizes, step, known)
         tagged += [(b, a, make, "uneven") for b, a, make in found]
         evaluated += count
     points = []

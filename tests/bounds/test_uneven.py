@@ -351,3 +351,62 @@ def test_imperfect_37_cubed_gains_over_snowcat():
     uneven_i = search_front(problem, "uneven", imperfect=True).points
     assert lookup(uneven_i, 1407) <= 3 * 1369
     assert never_above(uneven_i, snowcat_i)
+
+
+def pareto(points):
+    front, lowest = [], None
+    for words, moved in sorted(points):
+        if lowest is None or moved < lowest:
+            front.append((words, moved))
+            lowest = moved
+    return front
+
+
+@pytest.mark.parametrize("imperfect", [False, True])
+def test_brute_force_strided_conv_with_snowcat_costs(imperfect):
+    # Sliding tiles: every nest costed by the uneven rule (whole tile refetched on change),
+    # merged with today's Snowcat front (Snowcat's sliding-window costs), is the search's front.
+    problem = problem_from_einsum(CONV, {"k": 2, "c": 2, "p": 4, "r": 3})
+    result = evaluate(problem)
+    snowcat = [(int(result.buffer[i]), int(result.accesses[i])) for i in result.front]
+    expected = pareto(brute_front(problem, imperfect, False) + snowcat)
+    assert front_of(problem, "uneven", imperfect=imperfect) == expected
+    assert expected != pareto(snowcat)  # per-tensor placement does change this front
+
+
+@pytest.mark.parametrize(
+    ("einsum", "shape"),
+    [(GEMM, {"m": 3, "k": 5, "n": 7}), (CONV, {"k": 2, "c": 3, "p": 5, "r": 3})],
+)
+def test_brute_force_snowcat_imperfect(einsum, shape):
+    # Every tile size 1..R per rank (short tile last), every order of the outer loops, all
+    # tiles at one position, merged with today's perfect Snowcat front.
+    problem = problem_from_einsum(einsum, shape)
+    result = evaluate(problem)
+    points = [(int(result.buffer[i]), int(result.accesses[i])) for i in result.front]
+    for tiles in itertools.product(*(range(1, s + 1) for s in problem.sizes)):
+        outer = [r for r, (t, s) in enumerate(zip(tiles, problem.sizes)) if t < s]
+        for order in itertools.permutations(outer):
+            loops = [(problem.ranks[r], tiles[r]) for r in order]
+            loops += [(r, 1) for r, t in zip(problem.ranks, tiles) if t > 1]
+            positions = {t.name: len(order) for t in problem.tensors}
+            points.append(mapping_cost(problem, UnevenMapping(tuple(loops), positions)))
+    assert front_of(problem, "snowcat", imperfect=True) == pareto(points)
+
+
+def test_progress_counts_up_to_its_total():
+    problem = problem_from_einsum(GEMM, {"m": 8, "k": 4, "n": 6})
+    calls = []
+    search_front(problem, "uneven", True, True, progress=lambda d, t: calls.append((d, t)))
+    totals = {t for _, t in calls}
+    assert len(totals) == 1 and calls[-1][0] == totals.pop()
+    assert all(a[0] <= b[0] for a, b in itertools.pairwise(calls))
+
+
+def test_too_large_imperfect_search_is_one_line_error():
+    problem = problem_from_einsum(GEMM, {"m": 4096, "k": 4096, "n": 4096})
+    with pytest.raises(InputError) as caught:
+        search_front(problem, "uneven", imperfect=True)
+    assert "\n" not in str(caught.value) and "--imperfect" in str(caught.value)
+    with pytest.raises(InputError):
+        search_front(problem, "other")
