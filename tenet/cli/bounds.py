@@ -252,4 +252,4 @@ def csv_rows(report: dict, kind: str) -> list[dict]:
 
     if kind == "bounds":
         return [flat(p) for p in report["pareto"]]
-    return [{"space": name, **flat(p)} for name, s in report["spaces"].items() for p in s["pareto"]]
+    return [{"front": name, **flat(p)} for name, s in report["spaces"].items() for p in s["pareto"]]
