@@ -305,9 +305,9 @@ def lower_bound(problem: Problem, buffer_words: int) -> int:
         # grid, so between neighbouring sizes this term may rise by a relative 1/(S + 2).
         m, n, k = problem.sizes
         best = max(best, gemm_bound(m, n, k, buffer_words))
-    candidates = _candidates_for(_key(problem))
-    if not any(c.sigma > 1 for c in candidates):
+    if not segment_bound_applies(problem):
         return best
+    candidates = _candidates_for(_key(problem))
     extra = len(problem.tensors) - 1  # a MAC's bypassed words beyond the t-th arrival
     known: dict[int, int] = {}
 
@@ -357,6 +357,22 @@ def hbl_exponents(problem: Problem, view: View | None = None) -> tuple[Fraction,
     return min(feasible, key=lambda s: (sum(s), s))
 
 
+def segment_bound_applies(problem: Problem) -> bool:
+    """Some view's CDKSY exponents sum to more than 1 (or some rank is in no tensor); when
+    they sum to exactly 1 the bound is the algorithmic minimum alone."""
+    return _segment_applies(_key(problem))
+
+
+@lru_cache(maxsize=256)
+def _segment_applies(key: tuple) -> bool:
+    problem = _problem_from_key(key)
+    for view in views(problem):
+        s = hbl_exponents(problem, view)
+        if s is None or sum(s) > 1:
+            return True
+    return False
+
+
 def lower_bound_basis(problem: Problem) -> dict[str, Any]:
     """JSON-able: which theorem gives the bound, the HBL exponents, the conditions."""
     projective = is_projective(problem)
@@ -375,10 +391,12 @@ def lower_bound_basis(problem: Problem) -> dict[str, Any]:
                 "hbl_sum": str(sum(s, Fraction(0))) if s else None,
             }
         )
-    candidates = _candidates_for(_key(problem))
-    segment = any(c.sigma > 1 for c in candidates)
+    segment = segment_bound_applies(problem)
     if not segment:
-        theorem = "algorithmic minimum only (no exponent vector with sum > 1)"
+        theorem = (
+            "algorithmic minimum only: the HBL exponents sum to 1 (one tensor already "
+            "indexes every rank), so no reuse limit beyond touching every word once"
+        )
     elif projective:
         theorem = "segment bound with the HBL/Shearer inequality (projective)"
     else:

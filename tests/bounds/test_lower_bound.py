@@ -247,6 +247,20 @@ def test_gemm_bound_rises_at_most_by_the_exact_t_term():
     assert values[-1] == problem.algorithmic_minimum == 3 * 37 * 37
 
 
+@pytest.mark.parametrize(
+    "einsum, shape",
+    [("O[i] += A[i] * B[i]", {"i": 1000}), ("O[i,j] += A[i,j] * B[i,j]", {"i": 30, "j": 40})],
+)
+def test_elementwise_products_get_the_algorithmic_minimum(einsum, shape):
+    # every tensor indexes every rank: s = (1, 0, 0) sums to 1, no reuse to limit
+    problem = problem_from_einsum(einsum, shape)
+    assert lower_bound(problem, 0) == lower_bound(problem, 10**6) == 3 * prod(shape.values())
+    basis = lower_bound_basis(problem)
+    assert basis["theorem"].startswith("algorithmic minimum only") and basis["views"] == []
+    result = evaluate(problem, bypass=True)
+    assert int(result.accesses[result.front[0]]) == 3 * prod(shape.values())
+
+
 def test_conv_with_holes_floor_is_the_words_read():
     # stride 2 > filter 1: only 4 of the 7 input words are read; the minimum counts 4 + 1 + 4
     problem = problem_from_einsum(CONV1D.format(s=2, d=1), {"p": 4, "r": 1})
