@@ -15,6 +15,9 @@ BETTER = {
     "sbw": "min",
     "links": None,
     "latency": "min",
+    "steps": "min",
+    "schedule": "min",
+    "peak": "min",
     "energy": "min",
     "utilization": "max",
 }
@@ -37,7 +40,8 @@ class Row:
 
 
 def comparison_rows(results: list[dict[str, Any]]) -> list[Row]:
-    """Unique and reuse per tensor and side, IBW, SBW, link traffic, latency, energy."""
+    """Unique and reuse per tensor and side, IBW, SBW, link traffic, latency, the schedule's
+    steps, delay and peak ingress, utilization, energy."""
     rows: list[Row] = []
     first = results[0]
     for tensor, sides in first["tensors"].items():
@@ -69,6 +73,18 @@ def comparison_rows(results: list[dict[str, Any]]) -> list[Row]:
         )
     )
     rows.append(Row("latency (cycles)", "latency", [r["delay"]["latency"] for r in results]))
+    if all("schedule" in r["delay"] for r in results):  # the schedule-time numbers
+        rows.append(Row("time steps", "steps", [r["delay"]["steps"] for r in results]))
+        rows.append(
+            Row("schedule delay (cycles)", "schedule", [r["delay"]["schedule"] for r in results])
+        )
+        rows.append(
+            Row(
+                "peak ingress (words/step)",
+                "peak",
+                [r["bandwidth"]["peak_ingress"] for r in results],
+            )
+        )
     rows.append(Row("PE utilization", "utilization", [r["utilization"] for r in results]))
     rows.append(Row("energy", "energy", [r["energy"] for r in results]))
     return rows

@@ -4,6 +4,7 @@ every layer of a network (-n); or as closed forms (--symbolic)."""
 from __future__ import annotations
 
 import argparse
+import sys
 
 from tenet.cli.common import (
     add_execution_arguments,
@@ -64,6 +65,19 @@ def add_parser(sub) -> None:
         help="with -n and --symbolic: the parameters left symbolic; layers that share a "
         "workload, dataflow and every other parameter are counted once and evaluated per layer",
     )
+    p.add_argument(
+        "--profile",
+        action="store_true",
+        help="also the words read and written at each time step, piece by piece: each piece's "
+        "time stamps, its formula in them, and its steps, busiest step and words "
+        "(docs/metrics.md, schedule time)",
+    )
+    p.add_argument(
+        "--verbose",
+        action="store_true",
+        help="say on stderr how the per-step numbers were counted: pieces, and how many were "
+        "not quasi-affine and were sliced by enumerating time-coordinate values",
+    )
     add_output(p)
     add_execution_arguments(p)  # used by -n/--network: one task per distinct layer
 
@@ -73,12 +87,16 @@ def run(args: argparse.Namespace) -> int:
 
     if args.family and not (args.symbolic and args.network):
         raise InputError("goes with -n/--network and --symbolic", "--family")
+    if args.profile and (args.symbolic or args.network):
+        raise InputError("goes with one workload (-w), not with -n or --symbolic", "--profile")
     if args.symbolic:
         return run_symbolic(args)
     if args.network:
         return run_network(args)
     workload, arch, dataflow = load_inputs(args)
-    analysis = analyze(workload, arch, dataflow, args.max_isl_ops)
+    analysis = analyze(workload, arch, dataflow, args.max_isl_ops, profile=args.profile)
+    if args.verbose:
+        sys.stderr.write(step_counting_note(analysis.step_counts) + "\n")
     result = analysis.to_dict()
     if args.bound:
         from tenet.bounds.snowcat import bound_at_capacity
@@ -86,6 +104,15 @@ def run(args: argparse.Namespace) -> int:
         result["bound"] = bound_at_capacity(workload, arch, analysis)
     emit(render_results([result], args), args.output)
     return 0
+
+
+def step_counting_note(counted) -> str:
+    """How the per-step numbers were counted (`--verbose`)."""
+    return (
+        f"per-step words: {counted.pieces} piece(s) of in(t) and out(t) from barvinok; "
+        f"{counted.enumerated_pieces} not quasi-affine, sliced at "
+        f"{counted.enumerated_points} enumerated value(s) of the time coordinates they involve"
+    )
 
 
 def run_network(args: argparse.Namespace) -> int:

@@ -15,7 +15,7 @@ from tenet.model.arch import Arch
 from tenet.model.checks import dataflow_warnings, idle_links, outside_array
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
 from tenet.model.relations import SpaceTime, pe_conflict_chains, program_order
-from tenet.model.schedule_time import StepCounts, step_counts
+from tenet.model.schedule_time import StepCounts, StepProfile, per_step_words, step_counts
 from tenet.model.workload import SIDES, Workload
 from tenet.util.isl_util import DEFAULT_MAX_OPERATIONS, count, operations_limit, simplify
 
@@ -241,6 +241,7 @@ class Analysis:
         default_factory=list
     )  # name, kind, window
     step_counts: StepCounts | None = None  # the per-step numbers (None: not counted)
+    profile: StepProfile | None = None  # in(t) and out(t) piece by piece (analyze --profile)
 
     def side_volumes(self) -> Iterator[tuple[str, str, Volumes]]:
         """(tensor, side, volumes) of every side with accesses, in JSON order."""
@@ -443,6 +444,7 @@ class Analysis:
             "links": self.link_traffic(),
             "bandwidth": bandwidth,
             "warnings": list(self.warnings),
+            **({} if self.profile is None else {"profile": self.profile.to_dict()}),
         }
 
     @classmethod
@@ -776,9 +778,11 @@ def analyze_bound(
     max_operations: int = DEFAULT_MAX_OPERATIONS,
     source: str | None = None,
     per_step: bool = True,
+    profile: bool = False,
 ) -> Analysis:
     """All counts for a dataflow already checked against its workload and arch; the
-    per-step numbers (`step_counts`) unless `per_step` is False."""
+    per-step numbers (`step_counts`) unless `per_step` is False; with `profile`, also
+    in(t) and out(t) piece by piece."""
     with operations_limit(max_operations, f"analyzing {dataflow_name!r}", source):
         space_time = SpaceTime.of(bound, arch)
         used_links: set[int] = set()
@@ -786,18 +790,19 @@ def analyze_bound(
         volumes = tensor_volumes(workload, arch, space_time, used_links, fetched=fetched)
         instances = count(workload.domain)
         stamps = count(space_time.stamp_domain)
-        memory = arch.memory
-        counted = (
-            step_counts(
+        counted = steps = None
+        if per_step or profile:
+            words_in = per_step_words(fetched["read"])
+            words_out = per_step_words(fetched["write"])
+            memory = arch.memory
+            counted = step_counts(
                 space_time.time_domain,
-                fetched["read"],
-                fetched["write"],
+                words_in,
+                words_out,
                 memory.word_bits,
                 memory.bandwidth_bits,
             )
-            if per_step
-            else None
-        )
+            steps = StepProfile.of(words_in, words_out) if profile else None
         return Analysis(
             workload=workload.name,
             arch=arch.name,
@@ -820,6 +825,7 @@ def analyze_bound(
             )
             + idle_links(arch, used_links),
             step_counts=counted,
+            profile=steps,
         )
 
 
@@ -829,10 +835,12 @@ def analyze(
     dataflow: Dataflow,
     max_operations: int = DEFAULT_MAX_OPERATIONS,
     per_step: bool = True,
+    profile: bool = False,
 ) -> Analysis:
     """All metrics of docs/metrics.md for one workload, arch and dataflow (without the
-    per-step ones when `per_step` is False)."""
+    per-step ones when `per_step` is False; with in(t) and out(t) piece by piece when
+    `profile`)."""
     bound = bind_dataflow(dataflow, workload, arch)
     return analyze_bound(
-        workload, arch, bound, dataflow.name, max_operations, dataflow.source, per_step
+        workload, arch, bound, dataflow.name, max_operations, dataflow.source, per_step, profile
     )

@@ -24,12 +24,14 @@ class StepCounts:
 
     peak_ingress = max_t in(t), peak_egress = max_t out(t), and
     step_cycles = Σ_{t ∈ T_used} max(1, ceil(in(t)·word_bits/bandwidth_bits),
-    ceil(out(t)·word_bits/bandwidth_bits)); the enumerated_* fields say how many pieces of
-    in/out were not quasi-affine, and how many time points were enumerated because of them."""
+    ceil(out(t)·word_bits/bandwidth_bits)). `pieces` is how many pieces in(t) and out(t)
+    have; `enumerated_pieces` how many of them are not quasi-affine, and `enumerated_points`
+    how many values of their time coordinates were enumerated to slice them."""
 
     peak_ingress: int
     peak_egress: int
     step_cycles: int
+    pieces: int = 0
     enumerated_pieces: int = 0
     enumerated_points: int = 0
 
@@ -151,16 +153,16 @@ def _sum_over(pw_aff: isl.PwAff) -> int:
 
 def step_counts(
     time_domain: isl.UnionSet,
-    fetched_in: Iterable[isl.UnionMap],
-    fetched_out: Iterable[isl.UnionMap],
+    words_in: dict[str, isl.PwQPolynomial],
+    words_out: dict[str, isl.PwQPolynomial],
     word_bits: int,
     bandwidth_bits: int,
 ) -> StepCounts:
     """Peaks of in(t) and out(t) and Σ_t of the step cost over T_used (`time_domain`), from
-    the unique sets of the read sides (`fetched_in`) and the write sides (`fetched_out`)."""
-    words_in = per_step_words(fetched_in)
-    words_out = per_step_words(fetched_out)
+    the per-step words of the read sides (`words_in`) and write sides (`words_out`), as
+    `per_step_words` gives them."""
     tally = [0, 0]
+    n_pieces = sum(pw.n_piece() for pw in [*words_in.values(), *words_out.values()])
     peak_in = peak_out = cycles = 0
     for used in sets_of(time_domain):
         name = used.get_tuple_name()
@@ -169,12 +171,12 @@ def step_counts(
         peak_in = max(peak_in, peak(pieces_in))
         peak_out = max(peak_out, peak(pieces_out))
         cost = isl.PwAff.alloc(used, _constant(used, isl.Val(1)))  # max(1, ...)
-        for pieces in (pieces_in, pieces_out):
-            part = _cycles(pieces, word_bits, bandwidth_bits)
+        for side in (pieces_in, pieces_out):
+            part = _cycles(side, word_bits, bandwidth_bits)
             if part is not None:
                 cost = cost.union_max(part)
         cycles += _sum_over(cost.intersect_domain(used))
-    return StepCounts(peak_in, peak_out, cycles, tally[0], tally[1])
+    return StepCounts(peak_in, peak_out, cycles, n_pieces, tally[0], tally[1])
 
 
 @dataclass(frozen=True)
@@ -199,26 +201,48 @@ class ProfilePiece:
 
 
 def profile_pieces(pw: isl.PwQPolynomial | None) -> list[ProfilePiece]:
-    """The pieces of one side's per-step words, each with its exact counts."""
+    """The pieces of one side's per-step words, each with its exact counts: its steps
+    |domain|, its busiest step and the words of all its steps (Σ over the piece, counted
+    as the points (t, c) with 0 <= c < words(t))."""
     from tenet.util.isl_util import count
 
     out = []
     for domain, qp in [] if pw is None else pw.get_pieces():
-        total = isl.PwQPolynomial.alloc(domain, qp).sum()
-        words = sum(
-            _value(q.eval(isl.Point.zero(q.get_domain_space()))) for _, q in total.get_pieces()
-        )
+        affine = affine_pieces(isl.PwQPolynomial.alloc(domain, qp), [0, 0])
         formula = str(isl.PwQPolynomial.alloc(isl.Set.universe(domain.get_space()), qp))
         out.append(
             ProfilePiece(
                 steps_set=str(domain),
                 words=_formula_text(formula),
                 steps=count(domain),
-                peak=peak(affine_pieces(isl.PwQPolynomial.alloc(domain, qp), [0, 0])),
-                total=words,
+                peak=peak(affine),
+                total=sum(_sum_over(isl.PwAff.alloc(d, a)) for d, a in affine),
             )
         )
     return out
+
+
+@dataclass(frozen=True)
+class StepProfile:
+    """in(t) (reads) and out(t) (writes), piece by piece: `analyze --profile`."""
+
+    ingress: list[ProfilePiece]
+    egress: list[ProfilePiece]
+
+    @classmethod
+    def of(
+        cls, words_in: dict[str, isl.PwQPolynomial], words_out: dict[str, isl.PwQPolynomial]
+    ) -> StepProfile:
+        return cls(
+            [p for pw in words_in.values() for p in profile_pieces(pw)],
+            [p for pw in words_out.values() for p in profile_pieces(pw)],
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "ingress": [p.to_dict() for p in self.ingress],
+            "egress": [p.to_dict() for p in self.egress],
+        }
 
 
 def _formula_text(text: str) -> str:

@@ -28,11 +28,19 @@ def flatten(result: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:
-    """One header line and one line per result (columns: dotted JSON keys)."""
+    """One header line and one line per result (columns: dotted JSON keys, in JSON order,
+    except the schedule-time columns, which come last so that the others keep the
+    positions they had before those numbers existed)."""
+    from tenet.model.metrics import SCHEDULE_TIME_KEYS
+
     flat = [flatten(row) for row in rows]
     columns: dict[str, None] = {}
     for row in flat:
         for key in row:
+            if key not in SCHEDULE_TIME_KEYS:
+                columns.setdefault(key, None)
+    for key in SCHEDULE_TIME_KEYS:
+        if any(key in row for row in flat):
             columns.setdefault(key, None)
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")

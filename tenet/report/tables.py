@@ -104,6 +104,40 @@ def analysis_tables(result: dict[str, Any]) -> list[Table]:
     return [summary, tensors]
 
 
+def schedule_tables(result: dict[str, Any]) -> list[Table]:
+    """`analyze --profile`: the schedule-time numbers, then in(t) and out(t) piece by piece
+    (docs/metrics.md, schedule time)."""
+    delay, bandwidth = result["delay"], result["bandwidth"]
+    summary = Table(title="schedule time", box=box.SIMPLE_HEAVY, show_header=False)
+    summary.add_column("metric", style="bold")
+    summary.add_column("value", justify="right")
+    for name, value in (
+        ("steps", delay["steps"]),
+        ("schedule delay", delay["schedule"]),
+        ("overlapped delay", delay["overlapped"]),
+        ("PE utilization (schedule)", f"{result['utilization_schedule']:.2%}"),
+        ("peak ingress (words/step)", bandwidth["peak_ingress"]),
+        ("peak egress (words/step)", bandwidth["peak_egress"]),
+        ("average ingress (words/step)", bandwidth["avg_ingress"]),
+        ("average egress (words/step)", bandwidth["avg_egress"]),
+    ):
+        summary.add_row(name, value if isinstance(value, str) else _num(value))
+    pieces = repeat_columns(Table(title="words per step, piece by piece", box=box.SIMPLE_HEAVY), 1)
+    for col in ("side", "steps", "busiest", "words", "words(t)", "time stamps"):
+        pieces.add_column(col, justify="right" if col in ("steps", "busiest", "words") else "left")
+    for side, name in (("ingress", "in"), ("egress", "out")):
+        for piece in result["profile"][side]:
+            pieces.add_row(
+                name,
+                _num(piece["steps"]),
+                _num(piece["peak"]),
+                _num(piece["total"]),
+                escape(piece["words"]),
+                escape(piece["steps_set"]),
+            )
+    return [summary, pieces]
+
+
 @contextlib.contextmanager
 def fit_width(width: int | None) -> Iterator[None]:
     """Fit the tables rendered inside to `width` columns (None: every table whole)."""
@@ -300,6 +334,8 @@ def render(results: list[dict[str, Any]], fmt: str, color: bool = False) -> str:
     for r in results:
         if "bound" in r:
             tables.append(bound_table(r["bound"]))
+        if "profile" in r:
+            tables.extend(schedule_tables(r))
     warnings = [w for r in results for w in r.get("warnings", [])]
     return render_tables(tables, color, warnings)
 
