@@ -55,9 +55,11 @@ def workload_summary(workload: Workload) -> dict[str, Any]:
     """Statements (domain, instances, program order, accesses) and tensors (shape, read and
     write footprints), every count exact at the workload's parameter values."""
     statements = []
-    for name, _ in workload.statements:
+    names = list(workload.statement_info) or [name for name, _ in workload.statements]
+    for name in names:  # in textual order, with those that run no instance at these sizes
         info = workload.statement_info.get(name)
-        domain = workload.statement_domains[name]
+        domain = workload.statement_domains.get(name)
+        domain = info.domain if domain is None else domain
         entry: dict[str, Any] = {"name": name, "domain": str(domain), "instances": count(domain)}
         if info is not None and info.origin:
             entry["origin"] = info.origin
@@ -92,8 +94,7 @@ def workload_yaml(workload: Workload) -> str:
     import yaml
 
     statements = []
-    for name, _ in workload.statements:
-        info = workload.statement_info[name]
+    for info in workload.statement_info.values():
         entry: dict[str, Any] = {"domain": _tidy(info.domain_text, isl.UnionSet)}
         if info.schedule_text is not None:
             entry["schedule"] = _tidy(info.schedule_text, isl.UnionMap)

@@ -39,6 +39,7 @@ class StatementInfo:
     schedule: isl.UnionMap | None = None  # S[n] -> [t] (2d+1 program order), params fixed
     accumulates: tuple[str, ...] = ()  # tensors this statement updates with +=, -=, *=, /=
     origin: str | None = None  # FILE:LINE of the statement in its source
+    domain: isl.UnionSet | None = None  # D_S, parameters fixed (empty: it runs no instance)
 
 
 @dataclass
@@ -93,6 +94,8 @@ class Workload:
                 dims = [f"i{k}" for k in range(arity)]
                 text = f"{{ {name}[{', '.join(dims)}] -> [{', '.join([str(index), *dims])}] }}"
                 pieces.append(isl.Map(text))
+        if not pieces:
+            return isl.UnionMap("{ }")
         width = max(m.dim(isl.dim_type.out) for m in pieces)
         out = None
         for m in pieces:
@@ -306,12 +309,11 @@ def build_workload(
     accesses: dict[str, dict[str, isl.UnionMap]] = {side: {} for side in SIDES}
     arity_of: dict[str, tuple[int, str]] = {}
     for raw in statements:
-        dom = fix_params(
-            parse_union_set(raw.domain, source, raw.domain_key), values, source, raw.domain_key
-        )
-        if dom.is_empty():
+        symbolic = parse_union_set(raw.domain, source, raw.domain_key)
+        dom = fix_params(symbolic, values, source, raw.domain_key)
+        if dom.is_empty() and (raw.schedule is None or symbolic.is_empty()):
             raise InputError("the iteration domain is empty", source, raw.domain_key)
-        sets = sets_of(dom)
+        sets = sets_of(symbolic)
         if len(sets) != 1:
             raise InputError(
                 "a statement domain must be one tuple, e.g. '{ S[i,j] : ... }'",
@@ -324,8 +326,23 @@ def build_workload(
             raise InputError(
                 "the statement tuple needs a name, e.g. S[i,j]", source, raw.domain_key
             )
-        if stmt in domains:
+        if stmt in infos:
             raise InputError(f"statement name {stmt!r} is used twice", source, raw.domain_key)
+        if dom.is_empty():  # a loop-nest statement that runs no instance at these sizes
+            infos[stmt] = StatementInfo(
+                stmt,
+                raw.domain,
+                [
+                    (s, t, text, isl.UnionMap.empty(dom.get_space()))
+                    for s, t, text, _ in raw.accesses
+                ],
+                raw.schedule,
+                None,
+                raw.accumulates,
+                raw.origin,
+                dom,
+            )
+            continue
         if not is_bounded(dom):
             raise InputError(
                 "the iteration domain is unbounded (every loop needs an upper and lower bound)",
@@ -334,7 +351,9 @@ def build_workload(
             )
         domains[stmt] = dom
         order.append((stmt, arity))
-        info = StatementInfo(stmt, raw.domain, [], accumulates=raw.accumulates, origin=raw.origin)
+        info = StatementInfo(
+            stmt, raw.domain, [], accumulates=raw.accumulates, origin=raw.origin, domain=dom
+        )
         infos[stmt] = info
         if raw.schedule is not None:
             info.schedule_text = raw.schedule
@@ -383,10 +402,12 @@ def build_workload(
     domain = None
     for dom in domains.values():
         domain = dom if domain is None else domain.union(dom)
+    if domain is None:  # a loop nest none of whose statements runs at these sizes
+        domain = isl.UnionSet.empty(isl.Space.params_alloc(isl.DEFAULT_CONTEXT, 0))
     shapes = {}
     for tensor, dims in (shape_texts or {}).items():
         key = f"shapes.{tensor}"
-        if tensor not in accesses["read"] and tensor not in accesses["write"]:
+        if not any(t == tensor for i in infos.values() for _, t, _, _ in i.accesses):
             raise InputError("no statement accesses this tensor", source, key)
         extents = [evaluate_extent(d, values) for d in dims]
         for dim, extent in zip(dims, extents):

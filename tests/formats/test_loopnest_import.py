@@ -432,3 +432,22 @@ def test_show_table_lists_statements_and_tensors(capsys):
     assert rc == 0
     assert "S0" in out and "S1" in out and "210 instances" in out  # 6 * 5 * 7
     assert re.search(r"^C\s+\[6, 7\]\s+42\s+42$", out, re.MULTILINE)
+
+
+def test_statements_that_run_no_instance(tmp_path, capsys):
+    """correlation with M = 1: the loop `i < M - 1` runs no iteration, so S10..S13 have no
+    instance; corr[M-1][M-1] = 1 (S14) runs once. They stay in the YAML, which at M = 3
+    is the kernel at M = 3."""
+    path = DATA / "correlation.c"
+    rc, out, _ = run_cli(
+        ["workload", "show", "-w", path, "--set", "M=1", "--format", "json"], capsys
+    )
+    assert rc == 0
+    counts = {s["name"]: s["instances"] for s in json.loads(out)["statements"]}
+    assert [counts[f"S{k}"] for k in range(10, 15)] == [0, 0, 0, 0, 1]
+    w = load_any_workload(path, {"M": 1})
+    assert "S10" not in dict(w.statements) and "S14" in dict(w.statements)
+    (tmp_path / "w.yaml").write_text(workload_yaml(w))
+    assert same_workload(
+        load_workload(tmp_path / "w.yaml", {"M": 3}), load_any_workload(path, {"M": 3})
+    )
