@@ -113,9 +113,9 @@ def _injective(tensor: BoundTensor, ranks: Iterable[int]) -> bool:
 
 
 def is_projective(problem: Problem) -> bool:
-    """Every index of every tensor is one rank with coefficient 1 (GEMM, BMM, MTTKRP,
-    contractions, attention products)."""
-    return all(sorted(dim) == [0] * (len(dim) - 1) + [1] for t in problem.tensors for dim in t.dims)
+    """Every index of every tensor is one rank with coefficient 1, or a constant (a rank of
+    size 1 that isl folded away): GEMM, BMM, MTTKRP, contractions, attention products."""
+    return all(set(dim) <= {0, 1} and sum(dim) <= 1 for t in problem.tensors for dim in t.dims)
 
 
 # --- views and exponent vertices ------------------------------------------------------------
