@@ -337,8 +337,12 @@ def lower_bound(problem: Problem, buffer_words: int) -> int:
 
 
 def is_matrix_product_gemm(problem: Problem) -> bool:
-    """A projective matrix product (three 2-D tensors, three ranks, each in two tensors)."""
-    return problem.is_matrix_product() and is_projective(problem)
+    """A projective matrix product: three ranks, three tensors, each tensor indexed by two
+    distinct ranks and each rank indexing exactly two tensors (so s = 1/2 covers it)."""
+    if not (is_projective(problem) and len(problem.ranks) == 3 and len(problem.tensors) == 3):
+        return False
+    used = [_used_ranks(t) for t in problem.tensors]
+    return all(len(u) == 2 for u in used) and all(sum(r in u for u in used) == 2 for r in range(3))
 
 
 def hbl_exponents(problem: Problem, view: View | None = None) -> tuple[Fraction, ...] | None:

@@ -18,6 +18,7 @@ from tenet.bounds.lower_bound import (
     gemm_bound,
     hbl_exponents,
     iroot,
+    is_matrix_product_gemm,
     is_projective,
     lower_bound,
     lower_bound_basis,
@@ -206,6 +207,16 @@ def test_gemm_bound_is_at_least_two_mnk_over_root_s_minus_2s(s):
     s2 = s + 2
     # bound >= 0.999 * 2MNK/sqrt(S') - 2S'  <=>  (1000 (bound + 2S'))^2 S' >= (999 * 2MNK)^2
     assert (1000 * (bound + 2 * s2)) ** 2 * s2 >= (999 * 2 * m * n * k) ** 2
+
+
+def test_a_diagonal_operand_is_not_a_matrix_product():
+    # A[m,m] puts m in two dims of one tensor: s = 1/2 would cover m only by half, so the
+    # GEMM closed form must not apply (the general bound still does)
+    problem = problem_from_einsum("O[n,k] += A[m,m] * B[n,k]", {"m": 8, "n": 8, "k": 8})
+    assert problem.is_matrix_product() and not is_matrix_product_gemm(problem)
+    assert hbl_exponents(problem) == (1, 0, 1)  # A covers m, and B or O covers n and k
+    result = evaluate(problem, bypass=True)
+    assert_above(problem, [(int(result.buffer[i]), int(result.accesses[i])) for i in result.front])
 
 
 def test_mttkrp_segment_capacity_by_hand():
