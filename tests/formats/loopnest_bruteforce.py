@@ -71,6 +71,13 @@ class BruteForce:
     writes: dict[str, set] = field(default_factory=dict)
     #: (statement, tensor, "read"|"write") triples that occurred at least once.
     accesses: set = field(default_factory=set)
+    #: Per statement, the set of its instances: values of its enclosing loop variables,
+    #: outermost first (`()` for a statement outside every loop).
+    points: dict[str, set] = field(default_factory=dict)
+    #: Per (statement, tensor, kind), the (instance, element) pairs: the access relation.
+    pairs: dict[tuple, set] = field(default_factory=dict)
+    #: Every instance as (statement, instance) in execution order.
+    order: list[tuple[str, tuple]] = field(default_factory=list)
 
     @property
     def tensors(self) -> set[str]:
@@ -99,10 +106,17 @@ class _Recorder:
         self.reads: dict[str, set] = defaultdict(set)
         self.writes: dict[str, set] = defaultdict(set)
         self.accesses: set = set()
+        self.points: dict[str, set] = defaultdict(set)
+        self.pairs: dict[tuple, set] = defaultdict(set)
+        self.order: list[tuple[str, tuple]] = []
+        self.point: tuple = ()
 
-    def enter(self, k: int) -> None:
+    def enter(self, k: int, point: tuple) -> None:
         self.instances[k] += 1
         self.current = k
+        self.point = point
+        self.points[self.names[k]].add(point)
+        self.order.append((self.names[k], point))
 
     def _element(self, tensor: str, index: tuple) -> tuple:
         for i in index:
@@ -113,11 +127,13 @@ class _Recorder:
     def read(self, tensor: str, index: tuple):
         self.reads[tensor].add(self._element(tensor, index))
         self.accesses.add((self.names[self.current], tensor, "read"))
+        self.pairs[(self.names[self.current], tensor, "read")].add((self.point, index))
         return VALUE
 
     def write(self, tensor: str, index: tuple, value) -> None:
         self.writes[tensor].add(self._element(tensor, index))
         self.accesses.add((self.names[self.current], tensor, "write"))
+        self.pairs[(self.names[self.current], tensor, "write")].add((self.point, index))
 
 
 def _kernel_function(tree: ast.Module, path: Path) -> ast.FunctionDef:
@@ -221,6 +237,7 @@ class _Rewriter:
     def __init__(self, names: _Names):
         self.names = names
         self.statements: list[str] = []
+        self.loops: list[str] = []  # enclosing loop variables, outermost first
 
     # -- values -------------------------------------------------------------------------
     def value(self, node: ast.expr) -> ast.expr:
@@ -268,6 +285,7 @@ class _Rewriter:
         out: list[ast.stmt] = []
         for node in body:
             if isinstance(node, ast.For):
+                self.loops.append(node.target.id)
                 out.append(
                     ast.For(
                         target=node.target,
@@ -276,6 +294,7 @@ class _Rewriter:
                         orelse=[],
                     )
                 )
+                self.loops.pop()
             elif isinstance(node, ast.If):
                 out.append(
                     ast.If(
@@ -293,7 +312,8 @@ class _Rewriter:
     def _statement(self, node: ast.Assign | ast.AugAssign) -> list[ast.stmt]:
         k = len(self.statements)
         self.statements.append(f"S{k}")
-        out: list[ast.stmt] = [ast.Expr(_call("_enter", _const(k)))]
+        point = ast.Tuple(elts=[ast.Name(id=v, ctx=ast.Load()) for v in self.loops], ctx=ast.Load())
+        out: list[ast.stmt] = [ast.Expr(_call("_enter", _const(k), point))]
         if isinstance(node, ast.Assign):
             value = self.value(node.value)
             out.append(ast.Assign(targets=[ast.Name(id="_v", ctx=ast.Store())], value=value))
@@ -357,6 +377,9 @@ def run(path: str | Path, values: dict[str, int] | None = None) -> BruteForce:
         reads=dict(recorder.reads),
         writes=dict(recorder.writes),
         accesses=recorder.accesses,
+        points=dict(recorder.points),
+        pairs=dict(recorder.pairs),
+        order=recorder.order,
     )
 
 

@@ -8,9 +8,11 @@ arrays gives (tests/formats/loopnest_bruteforce.py, no tenet, no isl).
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
+import islpy as isl
 import pytest
 
 from tests.formats import loopnest_bruteforce as brute
@@ -99,9 +101,10 @@ def _show(path: Path, setting: dict[str, int], capsys) -> dict:
 
 
 def _brute(kernel: str, setting: dict[str, int]) -> brute.BruteForce:
-    key = (kernel, tuple(sorted(setting.items())))
+    path = KERNELS_DIR / f"{kernel}.py"
+    key = (path, tuple(sorted(setting.items())))
     if key not in _BRUTE:
-        _BRUTE[key] = brute.run(KERNELS_DIR / f"{kernel}.py", setting)
+        _BRUTE[key] = brute.run(path, setting)
     return _BRUTE[key]
 
 
@@ -149,6 +152,60 @@ def test_counts_equal_brute_force(kernel, suffix, setting, capsys):
         if isinstance(shape, list) and all(isinstance(d, int) for d in shape):
             assert len(shape) == len(extent), f"{where}: {tensor} rank"
             assert all(high < d for (_, high), d in zip(extent, shape)), f"{where}: {tensor} shape"
+
+
+def _points(text: str, params: dict[str, int]) -> set[tuple]:
+    """The integer points of an isl set, or the (in, out) pairs of an isl map, at `params`."""
+    if "".join(text.split()) == "{}":  # an empty set printed without its space
+        return set()
+    obj = isl.Map(text) if "->" in text else isl.Set(text)
+    for d in range(obj.dim(isl.dim_type.param)):
+        name = obj.get_dim_name(isl.dim_type.param, d)
+        obj = obj.fix_val(isl.dim_type.param, d, isl.Val(params[name]))
+    n_in = obj.dim(isl.dim_type.in_) if isinstance(obj, isl.Map) else None
+    space = obj.wrap() if isinstance(obj, isl.Map) else obj
+    points: list[tuple] = []
+    space.foreach_point(
+        lambda p: points.append(
+            tuple(
+                p.get_coordinate_val(isl.dim_type.set, d).to_python()
+                for d in range(space.dim(isl.dim_type.set))
+            )
+        )
+    )
+    if n_in is None:
+        return set(points)
+    return {(p[:n_in], p[n_in:]) for p in points}
+
+
+@pytest.mark.parametrize(("kernel", "suffix", "setting"), _cases(("c", "py")))
+def test_domains_relations_and_order_equal_brute_force(kernel, suffix, setting, capsys):
+    """Point by point: each domain is the set of executed instances, each access relation maps
+    every instance to the elements it touched, and the schedule orders the instances as the
+    execution did."""
+    path = KERNELS_DIR / f"{kernel}.{suffix}"
+    shown = _show(path, setting, capsys)
+    expected = _brute(kernel, setting)
+    params = {k: int(v) for k, v in shown["params"].items()}
+    where = f"{path.name} {setting or 'defaults'}"
+    timestamps: dict[tuple, tuple] = {}
+    for statement in shown["statements"]:
+        name = statement["name"]
+        domain = _points(statement["domain"], params)
+        assert domain == expected.points.get(name, set()), f"{where} {name} domain"
+        relations: dict[tuple, set] = {}
+        for access in statement["accesses"]:
+            key = (name, access["tensor"], access["kind"])
+            relations.setdefault(key, set()).update(_points(access["relation"], params))
+        for key in set(relations) | {k for k in expected.pairs if k[0] == name}:
+            assert relations.get(key, set()) == expected.pairs.get(key, set()), f"{where} {key}"
+        if statement.get("schedule"):
+            for point, time in _points(statement["schedule"], params):
+                timestamps[(name, point)] = time
+    if timestamps:
+        times = [timestamps[instance] for instance in expected.order]
+        later = [b > a for a, b in itertools.pairwise(times)]
+        assert all(later), f"{where}: schedule out of execution order at {later.index(False)}"
 
 
 @pytest.mark.parametrize(("kernel", "suffix", "setting"), _cases(("c",)))
