@@ -62,6 +62,10 @@ SETTINGS: dict[str, list[dict[str, int]]] = {
         {"K": 3, "C": 2, "P": 4, "Q": 2, "R": 2, "S": 4},
         {"K": 1, "C": 1, "P": 1, "Q": 1, "R": 1, "S": 1},
     ],
+    # beyond the list: literal steps, min/max bounds, guards with else, chained
+    # assignments, ternaries on loop variables
+    "tiled-gemm": [{"NI": 9, "NJ": 5, "NK": 3, "K0": 1}, {"NI": 4, "NJ": 13, "NK": 6, "K0": 9}],
+    "downsample": [{"N": 5, "M": 8}, {"N": 12, "M": 3}, {"N": 1, "M": 1}],
 }
 
 
@@ -130,9 +134,10 @@ def test_counts_equal_brute_force(kernel, suffix, setting, capsys):
     for statement in shown["statements"]:
         name = statement["name"]
         assert statement["instances"] == expected.instances[name], f"{where} {name} instances"
-        if expected.instances[name]:
-            kinds = {(t, k) for s, t, k in expected.accesses if s == name}
-            assert _access_kinds(statement) == kinds, f"{where} {name} accesses"
+        # every access that happened is listed (one in a ternary branch never taken at these
+        # sizes may be listed too: its relation is empty, checked point by point below)
+        kinds = {(t, k) for s, t, k in expected.accesses if s == name}
+        assert kinds <= _access_kinds(statement), f"{where} {name} accesses"
 
     tensors = shown["tensors"]
     for tensor in sorted(expected.tensors):
