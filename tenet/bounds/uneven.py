@@ -314,6 +314,29 @@ def rank_chains(size: int, length: int, imperfect: bool, prune: bool) -> np.ndar
 
 
 # --- the uneven search ------------------------------------------------------------------------
+#
+# Why enumerating chains is exhaustive (brute force over every nest of tiny shapes checks it,
+# tests/bounds/test_uneven.py):
+#
+# 1. Between two consecutive tensor positions, the loops of one rank can be replaced by one
+#    loop at the innermost of them with the innermost tile. No tile changes (every position
+#    is wholly above or below them). For a tensor below, the loops counted are those down to
+#    its innermost indexing loop; the merged loop sits where the innermost replaced loop was,
+#    so no loop joins the count, and dropping levels only removes pieces at inner levels
+#    (ceil((a+b)/t) <= ceil(a/t) + ceil(b/t)). So nests with T+1 segments and at most one loop
+#    per rank in each suffice.
+# 2. In such a nest, let rho_X be the range of every rank just inside X's innermost indexing
+#    loop (the rank sizes if none). tile(X) depends on rho_X over X's ranks, and fetched(X) =
+#    (words of X's pieces at those levels) x prod_{r not in X} pieces of r at level rho_X[r].
+#    The rho of one nest are ordered (loops nest), so we enumerate tensor orders and, per
+#    rank, chains v_1 <= ... <= v_m <= R over the m kept tensors using it.
+# 3. A tensor's other components are set to the level of the next tensor outward that uses
+#    the rank (R if none): in a nest they are at most that, a larger level has no more pieces,
+#    and the tile does not depend on them. So every nest is charged, by the chain of its tile
+#    levels, at most what it moves, with the same buffer. Conversely every chain is charged
+#    at least what the nest _chain_mapping builds from it moves (that nest's innermost
+#    indexing loops can only sit further out), so no chain is charged below an attained
+#    cost. Front points are repriced with mapping_cost in search_front and must agree.
 
 
 def _unit_coefficients(problem: Problem) -> bool:

@@ -410,3 +410,23 @@ def test_too_large_imperfect_search_is_one_line_error():
     assert "\n" not in str(caught.value) and "--imperfect" in str(caught.value)
     with pytest.raises(InputError):
         search_front(problem, "other")
+
+
+def test_exact_object_arithmetic_gives_the_same_fronts(monkeypatch):
+    # Problems whose costs could pass 2^62 are searched with Python ints in object arrays;
+    # forcing that path on small problems must change nothing.
+    from tenet.bounds import uneven
+
+    problems = [
+        problem_from_einsum(GEMM, {"m": 6, "k": 5, "n": 4}),
+        problem_from_einsum(CONV, {"k": 2, "c": 2, "p": 4, "r": 3}),
+    ]
+    expected = {
+        (i, space, imperfect): front_of(p, space, imperfect, bypass=True)
+        for i, p in enumerate(problems)
+        for space in ("snowcat", "uneven")
+        for imperfect in (False, True)
+    }
+    monkeypatch.setattr(uneven, "_dtype", lambda problem: object)
+    for (i, space, imperfect), front in expected.items():
+        assert front_of(problems[i], space, imperfect, bypass=True) == front
