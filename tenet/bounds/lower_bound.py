@@ -133,10 +133,11 @@ class View:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One exponent vector s of one view: |V| <= value(X) for every V whose tensor words
-    add up to at most X, with value(X)^D = ratio * X^(sigma*D)."""
+    """One exponent vector s of one view (or, with no view, a mix of injective tensor sets):
+    |V| <= value(X) for every V whose tensor words add up to at most X, with
+    value(X)^D = ratio * X^(sigma*D)."""
 
-    view: View
+    view: View | None
     s: tuple[Fraction, ...]
     sigma: Fraction
     denominator: int  # D
@@ -215,6 +216,44 @@ def _candidate(view: View, s: tuple[Fraction, ...], sizes: list[int]) -> Candida
     return Candidate(view, s, sigma, denominator, ratio)
 
 
+def injective_sets(problem: Problem, limit: int = 12) -> list[frozenset[int]]:
+    """The minimal sets T of tensors whose words together determine the MAC (their stacked
+    coefficient rows have full column rank), so |V| <= prod_{j in T} |phi_j(V)|."""
+    n_ranks, n_tensors = len(problem.ranks), len(problem.tensors)
+    found: list[frozenset[int]] = []
+    for size in range(1, n_tensors + 1):
+        for members in itertools.combinations(range(n_tensors), size):
+            if any(f <= set(members) for f in found):
+                continue
+            rows = [[Fraction(a) for a in dim] for j in members for dim in problem.tensors[j].dims]
+            if rows and _rank(rows) == n_ranks:
+                found.append(frozenset(members))
+    return found[:limit]
+
+
+def _mixtures(problem: Problem) -> list[tuple[Fraction, ...]]:
+    """Equal-weight mixes of up to three injective sets: the geometric mean of valid bounds
+    |V| <= prod_{j in T} |phi_j(V)| is valid, with the mean of their exponent vectors
+    (the three pairs of a 1-D convolution give (2/3, 2/3, 2/3))."""
+    n_tensors = len(problem.tensors)
+    sets = injective_sets(problem)
+    out = []
+    for k in range(1, min(3, len(sets)) + 1):
+        for family in itertools.combinations(sets, k):
+            out.append(tuple(Fraction(sum(j in t for t in family), k) for j in range(n_tensors)))
+    return out
+
+
+def _mixture_candidate(s: tuple[Fraction, ...]) -> Candidate:
+    sigma = sum(s, Fraction(0))
+    denominator = lcm(*(e.denominator for e in (*s, sigma)))
+    ratio = Fraction(1)
+    for x in s:
+        if x:
+            ratio *= (x / sigma) ** int(x * denominator)
+    return Candidate(None, s, sigma, denominator, ratio)
+
+
 @lru_cache(maxsize=256)
 def _candidates_for(key: tuple) -> tuple[Candidate, ...]:
     problem = _problem_from_key(key)
@@ -222,6 +261,8 @@ def _candidates_for(key: tuple) -> tuple[Candidate, ...]:
     for view in views(problem):
         for s in _vertices(view, len(problem.ranks)):
             out.append(_candidate(view, s, problem.sizes))
+    if not is_projective(problem):  # for projections Shearer's inequality already has these
+        out.extend(_mixture_candidate(s) for s in _mixtures(problem))
     # Drop candidates that are never smaller: same sigma and a ratio at least as large.
     best: dict[tuple[Fraction, int], Candidate] = {}
     for c in out:
@@ -362,19 +403,11 @@ def hbl_exponents(problem: Problem, view: View | None = None) -> tuple[Fraction,
 
 
 def segment_bound_applies(problem: Problem) -> bool:
-    """Some view's CDKSY exponents sum to more than 1 (or some rank is in no tensor); when
-    they sum to exactly 1 the bound is the algorithmic minimum alone."""
-    return _segment_applies(_key(problem))
-
-
-@lru_cache(maxsize=256)
-def _segment_applies(key: tuple) -> bool:
-    problem = _problem_from_key(key)
-    for view in views(problem):
-        s = hbl_exponents(problem, view)
-        if s is None or sum(s) > 1:
-            return True
-    return False
+    """False when every tensor's index is one-to-one in all the ranks (each word feeds one
+    MAC, as in an elementwise product): bypassing everything then moves every word once,
+    so the algorithmic minimum is attained at every buffer size and is the whole answer."""
+    n_ranks = len(problem.ranks)
+    return not all(_injective(t, range(n_ranks)) for t in problem.tensors)
 
 
 def lower_bound_basis(problem: Problem) -> dict[str, Any]:
@@ -398,8 +431,8 @@ def lower_bound_basis(problem: Problem) -> dict[str, Any]:
     segment = segment_bound_applies(problem)
     if not segment:
         theorem = (
-            "algorithmic minimum only: the HBL exponents sum to 1 (one tensor already "
-            "indexes every rank), so no reuse limit beyond touching every word once"
+            "algorithmic minimum only, and attained: every word feeds exactly one MAC, so "
+            "bypassing everything moves each word once at any buffer size"
         )
     elif projective:
         theorem = "segment bound with the HBL/Shearer inequality (projective)"
@@ -416,9 +449,16 @@ def lower_bound_basis(problem: Problem) -> dict[str, Any]:
             else None
         ),
         "views": entries if segment else [],
+        "injective_sets": (
+            [[problem.tensors[j].name for j in sorted(t)] for t in injective_sets(problem)]
+            if segment and not projective
+            else []
+        ),
         "statement": (
-            "Q >= max(sum of tensor sizes, max over t >= 1 of t*(ceil(MACs/F(S+t+J-1)) - 1)), "
-            "F(X) = min over views and exponent vertices s of "
+            "Q >= max(sum of tensor sizes, max over t >= 1 of t*(ceil(MACs/F(S+t+J-1)) - 1), "
+            "rho_t*(MACs - F(S+t+J-1))), rho_t = min over t <= a < t+J of a/F(S+a); "
+            "F(X) = min over views and exponent vertices s (and, if not projective, mixes of "
+            "injective tensor sets) of "
             "N^max(0,1-tau) * prod_r L_r^max(0,1-cover_r) * prod_j (s_j X/sigma)^s_j"
         ),
         "assumptions": [

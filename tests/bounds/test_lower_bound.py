@@ -145,6 +145,7 @@ def words_used(problem, macs) -> int:
             "O[k,p,q] += I[c,2*p+r,2*q+s] * W[k,c,r,s]",
             {"k": 2, "c": 2, "p": 3, "q": 2, "r": 3, "s": 2},
         ),
+        ("O[c,p,q] += I[c,p+2*r,q+s] * W[c,r,s]", {"c": 2, "p": 4, "q": 3, "r": 2, "s": 3}),
     ],
 )
 def test_no_sampled_mac_set_beats_the_segment_capacity(einsum, shape):
@@ -225,6 +226,18 @@ def test_mttkrp_segment_capacity_by_hand():
     problem = problem_from_einsum(MTTKRP, {r: 10**6 for r in "ijkr"})
     for x in (1000, 12_345, 10**6 + 7):
         assert macs_within(problem, x) == floor_root(Fraction(4 * x**5, 5**5), 3)
+
+
+def test_one_dimensional_convolution_capacity_by_hand():
+    # O[p] += I[p+r] * W[r]: any two of the three words fix (p, r), so |V| <= x_O x_W,
+    # x_I x_W and x_I x_O; their geometric mean has s = (2/3, 2/3, 2/3), and AM-GM gives
+    # F(X) = (X/3)^2 (the CDKSY exponents of this convolution). Huge ranks keep the other
+    # candidates, which carry a rank size, above it.
+    problem = problem_from_einsum(CONV1D.format(s=1, d=1), {"p": 10**6, "r": 10**6})
+    basis = lower_bound_basis(problem)
+    assert sorted(basis["injective_sets"]) == [["I", "O"], ["I", "W"], ["W", "O"]]
+    for x in (3000, 3001, 123_456):
+        assert macs_within(problem, x) == floor_root(Fraction(x * x, 9), 1)
 
 
 def test_issue_64_cube_schedule_is_above_the_bound():
