@@ -133,13 +133,28 @@ def peak(pieces: list[tuple[isl.Set, isl.Aff]]) -> int:
 def _cycles(
     pieces: list[tuple[isl.Set, isl.Aff]], word_bits: int, bandwidth_bits: int
 ) -> isl.PwAff | None:
-    """ceil(words(t) · word_bits / bandwidth_bits), piece by piece (quasi-affine)."""
-    out = None
+    """ceil(words(t) · word_bits / bandwidth_bits), piece by piece (quasi-affine; the pieces'
+    domains are disjoint), leaving out the pieces where it is at most 1 everywhere."""
+    parts = []
+    constant: dict[int, isl.Set] = {}  # constant pieces (slices), grouped by their cycles
     for domain, aff in pieces:
+        if aff.is_cst():
+            cycles = step_cost(_value(aff.get_constant_val()), 0, word_bits, bandwidth_bits)
+            if cycles > 1:
+                constant[cycles] = constant[cycles].union(domain) if cycles in constant else domain
+            continue
+        if peak([(domain, aff)]) * word_bits <= bandwidth_bits:
+            continue  # at most one cycle on this piece: the max(1, ...) already counts it
         scaled = aff.scale_val(isl.Val(word_bits)).scale_down_val(isl.Val(bandwidth_bits))
-        piece = isl.PwAff.alloc(domain, scaled.ceil())
-        out = piece if out is None else out.union_max(piece)
-    return out
+        parts.append(isl.PwAff.alloc(domain, scaled.ceil()))
+    for cycles, domain in constant.items():
+        parts.append(isl.PwAff.alloc(domain, _constant(domain, isl.Val(cycles))))
+    while len(parts) > 1:  # pairwise, so that no union grows one piece at a time
+        parts = [
+            parts[n].union_add(parts[n + 1]) if n + 1 < len(parts) else parts[n]
+            for n in range(0, len(parts), 2)
+        ]
+    return parts[0] if parts else None
 
 
 def _sum_over(pw_aff: isl.PwAff) -> int:
@@ -148,7 +163,22 @@ def _sum_over(pw_aff: isl.PwAff) -> int:
     from tenet.util.isl_util import count
 
     below = isl.Map("{ [x] -> [c] : 0 <= c < x }")
-    return count(isl.Map.from_pw_aff(pw_aff).apply_range(below))
+    total = 0
+    for domain, aff in pw_aff.get_pieces():  # disjoint: counted one by one
+        total += count(isl.Map.from_pw_aff(isl.PwAff.alloc(domain, aff)).apply_range(below))
+    return total
+
+
+def _total_cost(used: isl.Set, cycles_in: isl.PwAff | None, cycles_out: isl.PwAff | None) -> int:
+    """Σ_{t ∈ used} max(1, X(t)) for X = max(cycles_in, cycles_out) (each >= 0 where defined,
+    absent = 0): Σ_{dom X} X + |{t ∈ dom X : X(t) = 0}| + |used \\ dom X|."""
+    from tenet.util.isl_util import count
+
+    parts = [p.intersect_domain(used) for p in (cycles_in, cycles_out) if p is not None]
+    if not parts:
+        return count(used)
+    busy = parts[0] if len(parts) == 1 else parts[0].union_max(parts[1])
+    return _sum_over(busy) + count(busy.zero_set()) + count(used.subtract(busy.domain()))
 
 
 def step_counts(
@@ -170,12 +200,11 @@ def step_counts(
         pieces_out = affine_pieces(words_out.get(name), tally)
         peak_in = max(peak_in, peak(pieces_in))
         peak_out = max(peak_out, peak(pieces_out))
-        cost = isl.PwAff.alloc(used, _constant(used, isl.Val(1)))  # max(1, ...)
-        for side in (pieces_in, pieces_out):
-            part = _cycles(side, word_bits, bandwidth_bits)
-            if part is not None:
-                cost = cost.union_max(part)
-        cycles += _sum_over(cost.intersect_domain(used))
+        cycles += _total_cost(
+            used,
+            _cycles(pieces_in, word_bits, bandwidth_bits),
+            _cycles(pieces_out, word_bits, bandwidth_bits),
+        )
     return StepCounts(peak_in, peak_out, cycles, n_pieces, tally[0], tally[1])
 
 
@@ -200,6 +229,13 @@ class ProfilePiece:
         }
 
 
+def _first_stamp(piece: tuple[isl.Set, isl.QPolynomial]) -> tuple[int, ...]:
+    """The lexicographically first time stamp of a piece (pieces are listed in time order)."""
+    first = piece[0].lexmin().sample_point()
+    n = first.get_space().dim(isl.dim_type.set)
+    return tuple(_value(first.get_coordinate_val(isl.dim_type.set, i)) for i in range(n))
+
+
 def profile_pieces(pw: isl.PwQPolynomial | None) -> list[ProfilePiece]:
     """The pieces of one side's per-step words, each with its exact counts: its steps
     |domain|, its busiest step and the words of all its steps (Σ over the piece, counted
@@ -207,7 +243,7 @@ def profile_pieces(pw: isl.PwQPolynomial | None) -> list[ProfilePiece]:
     from tenet.util.isl_util import count
 
     out = []
-    for domain, qp in [] if pw is None else pw.get_pieces():
+    for domain, qp in sorted([] if pw is None else pw.get_pieces(), key=_first_stamp):
         affine = affine_pieces(isl.PwQPolynomial.alloc(domain, qp), [0, 0])
         formula = str(isl.PwQPolynomial.alloc(isl.Set.universe(domain.get_space()), qp))
         out.append(
