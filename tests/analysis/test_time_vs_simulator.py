@@ -36,6 +36,8 @@ def assert_same_schedule(workload, arch, dataflow):
     reference = simulate(workload, arch, dataflow)
     assert schedule_numbers(engine.to_dict()) == schedule_numbers(reference.to_dict())
     assert engine.to_dict() == reference.to_dict()
+    delay = engine.to_dict()["delay"]
+    assert delay["steps"] <= delay["overlapped"] <= delay["schedule"]  # docs/metrics.md
     return engine
 
 
