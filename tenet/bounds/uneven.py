@@ -452,16 +452,7 @@ def _chain_costs(
             ranks = [r for r, a in enumerate(dim) if a]
             tile = tile * (1 + sum(abs(dim[r]) * (level[r] - 1) for r in ranks))
             if imperfect:
-                # Σ over the dim's chunk combinations of Σ_r |a_r| (c_r - 1) + 1, with Σ c_r = R_r
-                words = words * (
-                    sum(
-                        abs(dim[r])
-                        * (problem.sizes[r] - count[r])
-                        * prod((count[q] for q in ranks if q != r), start=1)
-                        for r in ranks
-                    )
-                    + prod((count[r] for r in ranks), start=1)
-                )
+                words = words * _dim_words(dim, problem.sizes, count)
         if not imperfect:
             words = tile * prod((count[r] for r in count), start=1)
         fetched = words * replays
@@ -614,11 +605,25 @@ def imperfect_tiles(size: int) -> list[int]:
     return sorted({ceil(size / q) for q in range(1, size + 1)})
 
 
+def _dim_words(dim: tuple[int, ...], sizes: list[int], count: Any) -> Any:
+    """Words of one dimension summed over all its chunk combinations (Σ c_r = R_r):
+    Σ_r |a_r| (R_r - N_r) ∏_{r' != r} N_r' + ∏_r N_r, with N_r = count[r]."""
+    ranks = [r for r, a in enumerate(dim) if a]
+    return sum(
+        abs(dim[r]) * (sizes[r] - count[r]) * prod((count[q] for q in ranks if q != r), start=1)
+        for r in ranks
+    ) + prod((count[r] for r in ranks), start=1)
+
+
 def _snowcat_imperfect_candidates(
-    problem: Problem, bypass: bool, sizes: dict[str, int]
+    problem: Problem, bypass: bool, sizes: dict[str, int], known: _RunningFront
 ) -> tuple[list[tuple[int, int, Callable[[], Any]]], int]:
     """Snowcat mappings (one tile per rank, all tensors at one position, any order of the
-    outer loops) with imperfect tiles, costed by the rule above."""
+    outer loops) with imperfect tiles, costed by the rule above.
+
+    For one set of ranks with outer loops and one order of them, tensor X's innermost
+    indexing loop is the last of its ranks in the order, so it fetches the words of its
+    chunks times the chunk counts of the other ranks whose loops come before that one."""
     for t in problem.tensors:
         if not _disjoint_dims(t):
             raise InputError(
@@ -629,75 +634,65 @@ def _snowcat_imperfect_candidates(
     grids = np.meshgrid(
         *[np.array(imperfect_tiles(s), dtype=np.int64) for s in problem.sizes], indexing="ij"
     )
-    tiles = np.stack([g.reshape(-1) for g in grids], axis=1)
-    sizes_arr = np.array(problem.sizes, dtype=np.int64)
-    counts = -(-sizes_arr[None, :] // tiles)
-    outer = counts > 1
-    rows, orders = [], []
-    for code in range(1 << n):
-        mask = np.all(outer == np.array([bool(code >> r & 1) for r in range(n)])[None, :], axis=1)
-        picked = np.nonzero(mask)[0]
-        if not len(picked):
-            continue
-        members = [r for r in range(n) if code >> r & 1]
-        for perm in itertools.permutations(members):
-            rows.append(picked)
-            pos = np.full(n, n, dtype=np.int64)
-            for j, r in enumerate(perm):
-                pos[r] = j
-            orders.append(np.repeat(pos[None, :], len(picked), axis=0))
-    index = np.concatenate(rows)
-    position = np.concatenate(orders)
-    t_arr = tiles[index].astype(dtype)
-    n_arr = counts[index].astype(dtype)
-    tile_words, fetched = [], []
-    for tensor in problem.tensors:
-        mine = [r for r in range(n) if _uses(tensor, r)]
-        outer_at = np.where(position < n, position, -1)
-        last = outer_at[:, mine].max(axis=1) if mine else np.full(len(index), -1)
-        tile: Any = 1
-        words: Any = 1
-        for dim in tensor.dims:
-            ranks = [r for r, a in enumerate(dim) if a]
-            tile = tile * (1 + sum(abs(dim[r]) * (t_arr[:, r] - 1) for r in ranks))
-            words = words * (
-                sum(
-                    abs(dim[r])
-                    * (problem.sizes[r] - n_arr[:, r])
-                    * prod((n_arr[:, q] for q in ranks if q != r), start=1)
-                    for r in ranks
-                )
-                + prod((n_arr[:, r] for r in ranks), start=1)
-            )
-        replays: Any = 1
-        for r in range(n):
-            if r not in mine:
-                replays = replays * np.where(position[:, r] <= last, n_arr[:, r], 1)
-        moved = words * replays
-        if tensor.output:
-            moved = 2 * moved - sizes[tensor.name]
-        tile_words.append(np.broadcast_to(np.asarray(tile, dtype=dtype), (len(index),)))
-        fetched.append(np.broadcast_to(np.asarray(moved, dtype=dtype), (len(index),)))
+    all_tiles = np.stack([g.reshape(-1) for g in grids], axis=1)
+    all_counts = -(-np.array(problem.sizes, dtype=np.int64)[None, :] // all_tiles)
+    codes = ((all_counts > 1) * (1 << np.arange(n))).sum(axis=1)
+    keeps = _keep_choices(problem, bypass)
     candidates: list[tuple[int, int, Callable[[], Any]]] = []
     evaluated = 0
-    for kept in _keep_choices(problem, bypass):
-        buffer = sum((tile_words[i] for i in kept), start=np.zeros(len(index), dtype=dtype))
-        accesses = sum((fetched[i] for i in kept), start=np.zeros(len(index), dtype=dtype))
-        extra = sum(
-            _bypass_cost(problem, t, sizes) for i, t in enumerate(problem.tensors) if i not in kept
-        )
-        evaluated += len(index)
-        bypassed = tuple(t.name for i, t in enumerate(problem.tensors) if i not in kept)
-        for row in pareto_front(buffer, accesses).tolist():
-            candidates.append(
-                (
-                    int(buffer[row]),
-                    int(accesses[row]) + extra,
-                    lambda r=row, b=bypassed: _snowcat_point(
-                        problem, tiles[index[r]].tolist(), position[r].tolist(), b
-                    ),
+    for code in range(1 << n):
+        picked = np.nonzero(codes == code)[0]
+        if not len(picked):
+            continue
+        tiles = all_tiles[picked].astype(dtype)
+        counts = all_counts[picked].astype(dtype)
+        tile_words, words = [], []
+        for tensor in problem.tensors:
+            tile: Any = 1
+            summed: Any = 1
+            for dim in tensor.dims:
+                tile = tile * (1 + sum(abs(a) * (tiles[:, r] - 1) for r, a in enumerate(dim) if a))
+                summed = summed * _dim_words(dim, problem.sizes, counts.T)
+            tile_words.append(np.broadcast_to(np.asarray(tile, dtype=dtype), (len(picked),)))
+            words.append(np.broadcast_to(np.asarray(summed, dtype=dtype), (len(picked),)))
+        members = [r for r in range(n) if code >> r & 1]
+        for order in itertools.permutations(members):
+            fetched = []
+            for tensor, summed in zip(problem.tensors, words):
+                mine = [j for j, r in enumerate(order) if _uses(tensor, r)]
+                before = order[: mine[-1] + 1] if mine else ()
+                moved = summed * prod(
+                    (counts[:, r] for r in before if not _uses(tensor, r)), start=1
                 )
-            )
+                if tensor.output:
+                    moved = 2 * moved - sizes[tensor.name]
+                fetched.append(moved)
+            for kept in keeps:
+                buffer = sum((tile_words[i] for i in kept), start=np.zeros(len(picked), dtype))
+                extra = sum(
+                    _bypass_cost(problem, t, sizes)
+                    for i, t in enumerate(problem.tensors)
+                    if i not in kept
+                )
+                accesses = sum((fetched[i] for i in kept), start=np.zeros(len(picked), dtype))
+                accesses = accesses + extra
+                evaluated += len(picked)
+                rows = known.survivors(buffer, accesses)
+                bypassed = tuple(t.name for i, t in enumerate(problem.tensors) if i not in kept)
+                found = []
+                for row in rows[pareto_front(buffer[rows], accesses[rows])].tolist():
+                    found.append((int(buffer[row]), int(accesses[row])))
+                    position = [order.index(r) if r in order else n for r in range(n)]
+                    chosen = all_tiles[picked[row]].tolist()
+                    candidates.append(
+                        (
+                            *found[-1],
+                            lambda t=chosen, p=position, b=bypassed: _snowcat_point(
+                                problem, t, p, b
+                            ),
+                        )
+                    )
+                known.add(found)
     return candidates, evaluated
 
 
@@ -813,7 +808,7 @@ def search_front(
     known = _RunningFront()
     known.add([(b, a) for b, a, _, _ in tagged])
     if imperfect:
-        found, count = _snowcat_imperfect_candidates(problem, bypass, sizes)
+        found, count = _snowcat_imperfect_candidates(problem, bypass, sizes, known)
         tagged += [(b, a, make, "snowcat-imperfect") for b, a, make in found]
         known.add([(b, a) for b, a, _ in found])
         evaluated += count
