@@ -430,3 +430,21 @@ def test_exact_object_arithmetic_gives_the_same_fronts(monkeypatch):
     monkeypatch.setattr(uneven, "_dtype", lambda problem: object)
     for (i, space, imperfect), front in expected.items():
         assert front_of(problems[i], space, imperfect, bypass=True) == front
+
+
+def test_detail_is_json_and_describes_the_nest():
+    import json
+
+    problem = problem_from_einsum(CONV, {"k": 2, "c": 2, "p": 4, "r": 3})
+    front = search_front(problem, "uneven", imperfect=True, bypass=True)
+    data = json.loads(json.dumps(front.to_dict()))
+    assert data["space"] == "uneven" and data["imperfect"] and data["bypass"]
+    for point, row in zip(front.points, data["pareto"]):
+        detail = point.detail
+        assert set(detail) >= {"loops", "positions", "tiles", "kept", "bypassed", "cost_rule"}
+        assert sorted(detail["kept"] + detail["bypassed"]) == sorted(
+            t.name for t in problem.tensors
+        )
+        assert sum(detail["tiles"].values()) == point.buffer == row["buffer"]
+        for loop in detail["loops"]:
+            assert loop["rank"] in problem.ranks and loop["trips"] >= 1 and loop["tile"] >= 1
