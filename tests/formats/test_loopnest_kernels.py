@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from pathlib import Path
 
 import islpy as isl
@@ -126,9 +127,12 @@ def test_counts_equal_brute_force(kernel, suffix, setting, capsys):
     shown = _show(path, setting, capsys)
     expected = _brute(kernel, setting)
     where = f"{path.name} {setting or 'defaults'}"
-
     assert {k: int(v) for k, v in shown["params"].items()} == _expected_params(kernel, setting)
+    _check_counts(shown, expected, where)
 
+
+def _check_counts(shown: dict, expected: brute.BruteForce, where: str) -> None:
+    """Statement names and instances, listed accesses, footprints, subscripts inside shapes."""
     names = [s["name"] for s in shown["statements"]]
     assert names == expected.statements, where
     for statement in shown["statements"]:
@@ -185,14 +189,16 @@ def _points(text: str, params: dict[str, int]) -> set[tuple]:
 
 @pytest.mark.parametrize(("kernel", "suffix", "setting"), _cases(("c", "py")))
 def test_domains_relations_and_order_equal_brute_force(kernel, suffix, setting, capsys):
+    path = KERNELS_DIR / f"{kernel}.{suffix}"
+    shown = _show(path, setting, capsys)
+    _check_points(shown, _brute(kernel, setting), f"{path.name} {setting or 'defaults'}")
+
+
+def _check_points(shown: dict, expected: brute.BruteForce, where: str) -> None:
     """Point by point: each domain is the set of executed instances, each access relation maps
     every instance to the elements it touched, and the schedule orders the instances as the
     execution did."""
-    path = KERNELS_DIR / f"{kernel}.{suffix}"
-    shown = _show(path, setting, capsys)
-    expected = _brute(kernel, setting)
     params = {k: int(v) for k, v in shown["params"].items()}
-    where = f"{path.name} {setting or 'defaults'}"
     timestamps: dict[tuple, tuple] = {}
     for statement in shown["statements"]:
         name = statement["name"]
@@ -301,3 +307,144 @@ def test_brute_force_refuses_an_indirect_subscript(tmp_path):
     )
     with pytest.raises(brute.UnsupportedKernel):
         brute.run(path)
+
+
+# -- random loop nests within the conventions, against the same brute force -------------------
+
+
+class _RandomKernel:
+    """A random Python kernel: loops with affine, min/max bounds and steps 1, 2 or -1, affine
+    guards with else, and statements (plain, compound, chained) over A (2-d), B (1-d), C (2-d),
+    the scalar t and the scalar input alpha, with affine and data-dependent ternaries."""
+
+    LOOP_VARS = ("i", "j", "k", "l")
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.lines = ["N = 4", "M = 3", "", "", "def kernel_random(N, M, A, B, C, alpha):"]
+        self.statements = 0
+        self.block(1, [])
+        if not self.statements:
+            self.lines.append("    t = alpha")
+
+    def affine(self, loops: list[str]) -> str:
+        terms = [f"{self.rng.choice(('', '2 * '))}{v}" for v in loops if self.rng.random() < 0.6]
+        terms.append(str(self.rng.randint(0, 2)))
+        return " + ".join(terms)
+
+    def element(self, loops: list[str]) -> str:
+        array = self.rng.choice("ABC")
+        if array == "B":
+            return f"B[{self.affine(loops)}]"
+        first, second = self.affine(loops), self.affine(loops)
+        return (
+            f"{array}[{first}, {second}]"
+            if self.rng.random() < 0.5
+            else f"{array}[{first}][{second}]"
+        )
+
+    def value(self, loops: list[str], depth: int = 0) -> str:
+        terms = []
+        for _ in range(self.rng.randint(1, 3)):
+            roll = self.rng.random()
+            if roll < 0.5:
+                terms.append(self.element(loops))
+            elif roll < 0.6:
+                terms.append("alpha")
+            elif roll < 0.7:
+                terms.append("t")
+            elif roll < 0.8:
+                terms.append("0.5")
+            elif depth == 0 and roll < 0.9:
+                if loops and self.rng.random() < 0.5:
+                    condition = self.condition(loops)
+                else:
+                    condition = f"{self.element(loops)} > 0.0"
+                body, orelse = self.value(loops, 1), self.value(loops, 1)
+                terms.append(f"({body} if {condition} else {orelse})")
+            elif depth == 0:
+                terms.append(f"max({self.element(loops)}, sqrt({self.value(loops, 1)}))")
+            else:
+                terms.append(self.element(loops))
+        return " * ".join(terms) if self.rng.random() < 0.3 else " + ".join(terms)
+
+    def condition(self, loops: list[str]) -> str:
+        left = self.rng.choice(loops)
+        right = self.rng.choice([v for v in loops if v != left] + ["1", "2", "N - 2"])
+        op = self.rng.choice(("<", "<=", ">=", ">", "=="))
+        return f"{left} {op} {right}"
+
+    def bounds(self, loops: list[str]) -> tuple[str, str]:
+        outer = self.rng.choice(loops) if loops else None
+        lows = ["0", "1"] + ([outer, f"{outer} + 1", f"max(0, {outer} - 1)"] if outer else [])
+        highs = ["N", "M", "N - 1"] + ([f"{outer} + 2", f"min(N, {outer} + 2)"] if outer else [])
+        return self.rng.choice(lows), self.rng.choice(highs)
+
+    def statement(self, indent: str, loops: list[str]) -> None:
+        self.statements += 1
+        target = self.element(loops) if self.rng.random() < 0.8 else "t"
+        roll = self.rng.random()
+        if roll < 0.5:
+            self.lines.append(f"{indent}{target} = {self.value(loops)}")
+        elif roll < 0.85:
+            op = self.rng.choice(("+=", "-=", "*=", "/="))
+            self.lines.append(f"{indent}{target} {op} {self.value(loops)}")
+        else:
+            self.lines.append(f"{indent}t = {self.element(loops)} = {self.value(loops)}")
+
+    def block(self, depth: int, loops: list[str]) -> None:
+        indent = "    " * depth
+        for _ in range(self.rng.randint(1, 3)):
+            roll = self.rng.random()
+            if roll < 0.45 and len(loops) < len(self.LOOP_VARS):
+                var = self.LOOP_VARS[len(loops)]
+                low, high = self.bounds(loops)
+                step = self.rng.choice((1, 1, 1, 2, -1))
+                if step == -1:
+                    header = f"range({high} - 1, {low} - 1, -1)"
+                elif step == 2:
+                    header = f"range({low}, {high}, 2)"
+                else:
+                    header = f"range({low}, {high})"
+                self.lines.append(f"{indent}for {var} in {header}:")
+                self.block(depth + 1, [*loops, var])
+            elif roll < 0.6 and loops:
+                self.lines.append(f"{indent}if {self.condition(loops)}:")
+                self.statement(indent + "    ", loops)
+                if self.rng.random() < 0.5:
+                    self.lines.append(f"{indent}else:")
+                    self.statement(indent + "    ", loops)
+            else:
+                self.statement(indent, loops)
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+def _random_cases():
+    return [
+        pytest.param(seed, marks=[pytest.mark.slow] if seed >= 40 else [], id=f"seed{seed}")
+        for seed in range(400)
+    ]
+
+
+@pytest.mark.parametrize("seed", _random_cases())
+def test_random_kernels_equal_brute_force(seed, tmp_path, capsys):
+    import random
+
+    path = tmp_path / "random_kernel.py"
+    path.write_text(_RandomKernel(random.Random(seed)).text())
+    setting = random.Random(-seed).choice(({}, {"N": 5, "M": 2}, {"N": 2, "M": 6}))
+    args = ["workload", "show", "-w", path, *_set_args(setting), "--format", "json"]
+    rc, out, err = run_cli(args, capsys)
+    expected = brute.run(path, setting)
+    where = f"seed {seed} {setting or 'defaults'}\n{path.read_text()}"
+    dead = re.search(r": (S\d+) \(line \d+\): the iteration domain is empty$", err.strip())
+    if rc == 2 and dead:
+        # a statement that never runs, whatever the parameters, is refused: it must not run here
+        assert expected.instances[dead.group(1)] == 0, where
+        return
+    assert rc == 0, f"exit {rc}: {err.strip()}\n{where}"
+    shown = json.loads(out)
+    _check_counts(shown, expected, where)
+    _check_points(shown, expected, where)
