@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from math import isqrt, lcm, prod
+from math import comb, isqrt, lcm, prod
 from typing import Any
 
 from tenet.bounds.snowcat import BoundTensor, Problem
@@ -173,6 +173,9 @@ def views(problem: Problem, limit: int = 8) -> list[View]:
     return out
 
 
+_MAX_PLANE_CHOICES = 20_000  # about a second of exact 6 x 6 solves
+
+
 def _vertices(view: View, n_ranks: int) -> list[tuple[Fraction, ...]]:
     """Vertices of the arrangement {s_j = 0}, {s_j = 1}, {cover_r(s) = 1},
     {tau(s) = 1} inside [0, 1]^J: the bound's log is linear between them, apart from the
@@ -188,6 +191,8 @@ def _vertices(view: View, n_ranks: int) -> list[tuple[Fraction, ...]]:
     if view.fixed:
         planes.append((tuple(Fraction(int(sep)) for sep in view.separating), Fraction(1)))
     planes = [p for p in dict.fromkeys(planes) if any(p[0])]
+    if comb(len(planes), n_tensors) > _MAX_PLANE_CHOICES:
+        return []  # too many tensors and ranks to enumerate; the mixes stand in
     found: dict[tuple[Fraction, ...], None] = {}
     for chosen in itertools.combinations(planes, n_tensors):
         s = _solve([list(p[0]) for p in chosen], [p[1] for p in chosen])
@@ -261,7 +266,7 @@ def _candidates_for(key: tuple) -> tuple[Candidate, ...]:
     for view in views(problem):
         for s in _vertices(view, len(problem.ranks)):
             out.append(_candidate(view, s, problem.sizes))
-    if not is_projective(problem):  # for projections Shearer's inequality already has these
+    if not is_projective(problem) or not out:  # Shearer's vertices already include them
         out.extend(_mixture_candidate(s) for s in _mixtures(problem))
     # Drop candidates that are never smaller: same sigma and a ratio at least as large.
     best: dict[tuple[Fraction, int], Candidate] = {}
