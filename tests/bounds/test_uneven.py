@@ -448,3 +448,18 @@ def test_detail_is_json_and_describes_the_nest():
         assert sum(detail["tiles"].values()) == point.buffer == row["buffer"]
         for loop in detail["loops"]:
             assert loop["rank"] in problem.ranks and loop["trips"] >= 1 and loop["tile"] >= 1
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [{"m": 64, "k": 64, "n": 64}, {"m": 256, "k": 256, "n": 256}, {"m": 96, "k": 60, "n": 200}],
+)
+def test_issue_figures_per_tensor_placement_beats_snowcat(shape):
+    # Issue 13: on these GEMMs per-tensor placement beats the Snowcat front at more than half
+    # of the front's breakpoints, by up to 1.5x.
+    problem = problem_from_einsum(GEMM, shape)
+    snowcat = search_front(problem, "snowcat").points
+    uneven = search_front(problem, "uneven").points
+    ratios = [lookup(snowcat, p.buffer) / p.accesses for p in uneven if lookup(snowcat, p.buffer)]
+    assert sum(r > 1 for r in ratios) > len(uneven) / 2
+    assert 1 < max(ratios) <= 1.5
