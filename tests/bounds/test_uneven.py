@@ -463,3 +463,17 @@ def test_issue_figures_per_tensor_placement_beats_snowcat(shape):
     ratios = [lookup(snowcat, p.buffer) / p.accesses for p in uneven if lookup(snowcat, p.buffer)]
     assert sum(r > 1 for r in ratios) > len(uneven) / 2
     assert 1 < max(ratios) <= 1.5
+
+
+def test_brute_force_shared_rank_dims_and_a_fourth_tensor():
+    # A[i, i + j] uses rank i in two dimensions (perfect tiles only); a vector operand C[j]
+    # makes four tensors, with bypass and imperfect tiles.
+    problem = problem_from_einsum("O[i] += A[i, i + j] * B[j]", {"i": 4, "j": 3})
+    result = evaluate(problem)
+    snowcat = [(int(result.buffer[i]), int(result.accesses[i])) for i in result.front]
+    assert front_of(problem, "uneven") == pareto(brute_front(problem, False, False) + snowcat)
+    with pytest.raises(InputError):
+        search_front(problem, "uneven", imperfect=True)
+    problem = problem_from_einsum("O[i,j] += A[i,k] * B[k,j] * C[j]", {"i": 4, "j": 3, "k": 2})
+    assert front_of(problem, "uneven", True) == brute_front(problem, True, False)
+    assert front_of(problem, "uneven", bypass=True) == brute_front(problem, False, True)
