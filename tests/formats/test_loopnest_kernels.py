@@ -8,6 +8,7 @@ arrays gives (tests/formats/loopnest_bruteforce.py, no tenet, no isl).
 
 from __future__ import annotations
 
+import ast
 import itertools
 import json
 import re
@@ -421,23 +422,102 @@ class _RandomKernel:
         return "\n".join(self.lines) + "\n"
 
 
+def _c_expr(node: ast.expr) -> str:
+    """A value or bound of a random Python kernel in C syntax."""
+    if isinstance(node, ast.Subscript):
+        name, indices = node, []
+        while isinstance(name, ast.Subscript):
+            index = name.slice
+            indices = (list(index.elts) if isinstance(index, ast.Tuple) else [index]) + indices
+            name = name.value
+        return name.id + "".join(f"[{_c_expr(i)}]" for i in indices)
+    if isinstance(node, ast.IfExp):
+        return f"({_c_expr(node.test)} ? {_c_expr(node.body)} : {_c_expr(node.orelse)})"
+    if isinstance(node, ast.BinOp):
+        op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}[type(node.op)]
+        return f"({_c_expr(node.left)} {op} {_c_expr(node.right)})"
+    if isinstance(node, ast.UnaryOp):
+        return f"(-{_c_expr(node.operand)})"
+    if isinstance(node, ast.Compare):
+        op = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "=="}
+        return f"{_c_expr(node.left)} {op[type(node.ops[0])]} {_c_expr(node.comparators[0])}"
+    if isinstance(node, ast.Call):
+        return f"{node.func.id}({', '.join(_c_expr(a) for a in node.args)})"
+    return ast.unparse(node)
+
+
+def _c_block(body: list[ast.stmt], indent: str, lines: list[str]) -> None:
+    for node in body:
+        if isinstance(node, ast.For):
+            v, args = node.target.id, [_c_expr(a) for a in node.iter.args]
+            if len(args) == 2:
+                header = f"{v} = {args[0]}; {v} < {args[1]}; {v}++"
+            elif args[2] == "2":
+                header = f"{v} = {args[0]}; {v} < {args[1]}; {v} += 2"
+            else:  # range(high - 1, low - 1, -1)
+                header = f"{v} = {args[0]}; {v} > {args[1]}; {v}--"
+            lines.append(f"{indent}for ({header}) {{")
+            _c_block(node.body, indent + "  ", lines)
+            lines.append(f"{indent}}}")
+        elif isinstance(node, ast.If):
+            lines.append(f"{indent}if ({_c_expr(node.test)}) {{")
+            _c_block(node.body, indent + "  ", lines)
+            if node.orelse:
+                lines.append(f"{indent}}} else {{")
+                _c_block(node.orelse, indent + "  ", lines)
+            lines.append(f"{indent}}}")
+        elif isinstance(node, ast.Assign):
+            targets = " = ".join(_c_expr(t) for t in node.targets)
+            lines.append(f"{indent}{targets} = {_c_expr(node.value)};")
+        else:
+            op = {ast.Add: "+=", ast.Sub: "-=", ast.Mult: "*=", ast.Div: "/="}[type(node.op)]
+            lines.append(f"{indent}{_c_expr(node.target)} {op} {_c_expr(node.value)};")
+
+
+def _c_twin(python_text: str) -> str:
+    """The C twin of a random Python kernel: same parameters, loops and statements."""
+    tree = ast.parse(python_text)
+    lines = [
+        f"#define {n.targets[0].id} {n.value.value}" for n in tree.body if isinstance(n, ast.Assign)
+    ]
+    lines += [
+        "",
+        "void kernel_random(double A[64][64], double B[64], double C[64][64], double alpha)",
+        "{",
+        "  int i, j, k, l;",
+        "  double t;",
+        "",
+        "#pragma scop",
+    ]
+    function = next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+    _c_block(function.body, "  ", lines)
+    return "\n".join([*lines, "#pragma endscop", "}", ""])
+
+
 def _random_cases():
     return [
-        pytest.param(seed, marks=[pytest.mark.slow] if seed >= 40 else [], id=f"seed{seed}")
+        pytest.param(
+            seed, suffix, marks=[pytest.mark.slow] if seed >= 40 else [], id=f"seed{seed}.{suffix}"
+        )
         for seed in range(400)
+        for suffix in ("py", "c")
     ]
 
 
-@pytest.mark.parametrize("seed", _random_cases())
-def test_random_kernels_equal_brute_force(seed, tmp_path, capsys):
+@pytest.mark.parametrize(("seed", "suffix"), _random_cases())
+def test_random_kernels_equal_brute_force(seed, suffix, tmp_path, capsys):
     import random
 
-    path = tmp_path / "random_kernel.py"
-    path.write_text(_RandomKernel(random.Random(seed)).text())
+    twin = tmp_path / "random_kernel.py"
+    twin.write_text(_RandomKernel(random.Random(seed)).text())
+    path = twin
+    if suffix == "c":
+        path = tmp_path / "random_kernel.c"
+        path.write_text(_c_twin(twin.read_text()))
     setting = random.Random(-seed).choice(({}, {"N": 5, "M": 2}, {"N": 2, "M": 6}))
     args = ["workload", "show", "-w", path, *_set_args(setting), "--format", "json"]
     rc, out, err = run_cli(args, capsys)
-    expected = brute.run(path, setting)
+    expected = brute.run(twin, setting)
     where = f"seed {seed} {setting or 'defaults'}\n{path.read_text()}"
     dead = re.search(r": (S\d+) \(line \d+\): the iteration domain is empty$", err.strip())
     if rc == 2 and dead:
