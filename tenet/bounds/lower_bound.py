@@ -22,7 +22,9 @@ injective map of its remaining ranks (fibres summed with Hölder's inequality):
 
     |V| <= N^max(0, 1 - tau) * prod_r L_r^max(0, 1 - cover_r) * prod_j |phi_j(V)|^s_j
 
-and the weighted AM-GM inequality for prod_j x_j^s_j under sum_j x_j <= X. Every value is
+plus, when the einsum is not projective, geometric means of |V| <= prod_{j in T} |phi_j(V)|
+over sets T of tensors whose words together determine the MAC; then the weighted AM-GM
+inequality bounds prod_j x_j^s_j under sum_j x_j <= X. Every value is
 an exact integer: rational exponents are cleared by a common denominator D and the bound is
 the integer D-th root of an exact rational.
 """
@@ -299,7 +301,8 @@ def _problem_from_key(key: tuple) -> Problem:
 
 def macs_within(problem: Problem, words: int) -> int:
     """F(words): a proven upper bound on the MACs any set of MACs can run when it uses at
-    most `words` distinct tensor words in total (min over views and exponent vertices)."""
+    most `words` distinct tensor words in total (min over views, exponent vertices and
+    mixes of injective tensor sets)."""
     macs = problem.macs
     best = macs
     for candidate in _candidates_for(_key(problem)):
