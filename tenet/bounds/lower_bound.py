@@ -147,8 +147,21 @@ class Candidate:
 
     def macs_within(self, words: int) -> int:
         """floor(value(words)): most MACs that can use at most `words` tensor words."""
-        power = self.ratio * words ** int(self.sigma * self.denominator)
-        return iroot(power.numerator // power.denominator, self.denominator)
+        power = self.ratio.numerator * words**self.exponent
+        return iroot(power // self.ratio.denominator, self.denominator)
+
+    @property
+    def exponent(self) -> int:
+        """sigma * D, an integer."""
+        return self.sigma.numerator * (self.denominator // self.sigma.denominator)
+
+    def never_above(self, other: Candidate) -> bool:
+        """value(X) <= other's value(X) for every X >= 1: no larger exponent and no larger
+        constant (ratio^(1/D) compared exactly as ratio^D' <= other.ratio^D)."""
+        return (
+            self.sigma <= other.sigma
+            and self.ratio**other.denominator <= other.ratio**self.denominator
+        )
 
 
 def views(problem: Problem, limit: int = 8) -> list[View]:
@@ -270,13 +283,18 @@ def _candidates_for(key: tuple) -> tuple[Candidate, ...]:
             out.append(_candidate(view, s, problem.sizes))
     if not is_projective(problem) or not out:  # Shearer's vertices already include them
         out.extend(_mixture_candidate(s) for s in _mixtures(problem))
-    # Drop candidates that are never smaller: same sigma and a ratio at least as large.
-    best: dict[tuple[Fraction, int], Candidate] = {}
-    for c in out:
-        key2 = (c.sigma, c.denominator)
-        if key2 not in best or c.ratio < best[key2].ratio:
-            best[key2] = c
-    return tuple(best.values())
+    # Keep only candidates that no other candidate stays at or below for every X.
+    kept: list[Candidate] = []
+    for c in sorted(out, key=lambda c: (c.sigma, c.denominator, c.ratio)):
+        if not any(k.never_above(c) for k in kept):
+            kept.append(c)
+    return tuple(kept)
+
+
+@lru_cache(maxsize=256)
+def _algorithmic_minimum(key: tuple) -> int:
+    """Problem.algorithmic_minimum (exact isl counts), once per einsum and shape."""
+    return _problem_from_key(key).algorithmic_minimum
 
 
 def _key(problem: Problem) -> tuple:
@@ -347,7 +365,7 @@ def lower_bound(problem: Problem, buffer_words: int) -> int:
     and for a matrix product the closed form of gemm_bound."""
     if buffer_words < 0:
         raise ValueError("buffer_words must be >= 0")
-    best = problem.algorithmic_minimum
+    best = _algorithmic_minimum(_key(problem))
     macs = problem.macs
     if is_matrix_product_gemm(problem):
         # t = 2S + 4 exactly (the grid below may miss it by up to 0.1%); not on the fixed
