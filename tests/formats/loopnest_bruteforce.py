@@ -200,7 +200,8 @@ class _Names:
         self._affine_names = self.loop_vars | self.params | set(PURE_FUNCTIONS) | {"min", "max"}
 
     def _value_names(self, node: ast.expr) -> list[str]:
-        """Plain names read as values (outside subscripts, calls' callee, affine conditions)."""
+        """Plain names in a value, outside subscripts and callees (the caller removes loop
+        variables and parameters)."""
         if isinstance(node, ast.Name):
             return [node.id]
         if isinstance(node, ast.Subscript):

@@ -3,7 +3,11 @@
 For each kernel and parameter setting, `tenet workload show --format json` of the C file and of
 the Python file must give, for every statement, the number of instances, and for every tensor,
 the number of distinct elements read and written, that executing the Python twin with recording
-arrays gives (tests/formats/loopnest_bruteforce.py, no tenet, no isl).
+arrays gives (tests/formats/loopnest_bruteforce.py, no tenet, no isl). Point by point too:
+each domain is the set of executed instances, each access relation the (instance, element)
+pairs touched, and the schedule orders the instances as the execution did. The C and Python
+twins must agree with each other, and random kernels within the conventions (each with a C
+twin) are checked the same way.
 """
 
 from __future__ import annotations
