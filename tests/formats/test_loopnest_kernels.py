@@ -305,6 +305,31 @@ def test_brute_force_gemm_closed_form():
     assert result.write_footprint("C") == 2 * 3
 
 
+@pytest.mark.parametrize("n", [1, 2, 5, 8])
+def test_brute_force_closed_forms(n):
+    """Counts of the triangular and strided kernels by hand, as functions of the size."""
+    lu = brute.run(KERNELS_DIR / "lu.py", {"N": n})
+    # S0: sum over i of sum_{j<i} j = C(n, 3); S1: pairs j < i = C(n, 2); S2: sum_i (n - i) i
+    assert lu.instances == {
+        "S0": n * (n - 1) * (n - 2) // 6,
+        "S1": n * (n - 1) // 2,
+        "S2": sum((n - i) * i for i in range(n)),
+    }
+    syrk = brute.run(KERNELS_DIR / "syrk.py", {"N": n, "M": 3})
+    assert syrk.instances == {"S0": n * (n + 1) // 2, "S1": 3 * n * (n + 1) // 2}
+    assert syrk.read_footprint("C") == n * (n + 1) // 2  # the lower triangle
+    nussinov = brute.run(KERNELS_DIR / "nussinov.py", {"N": n})
+    # S4 runs for i < k < j: C(n, 3) times; S2 needs j >= i + 2, S3 j == i + 1
+    assert nussinov.instances["S4"] == n * (n - 1) * (n - 2) // 6
+    assert nussinov.instances["S2"] == (n - 1) * (n - 2) // 2
+    assert nussinov.instances["S3"] == max(n - 1, 0)
+    conv = brute.run(
+        KERNELS_DIR / "conv2d-strided.py", {"K": 2, "C": 3, "P": n, "Q": 2, "R": 2, "S": 3}
+    )
+    # rows 2p + 2r: the even rows 0 .. 2(n - 1) + 2, that is n + 1 of them; columns 2q + s: 0 .. 4
+    assert conv.read_footprint("I") == 3 * (n + 1) * 5
+
+
 def test_brute_force_refuses_an_indirect_subscript(tmp_path):
     path = tmp_path / "indirect.py"
     path.write_text(
