@@ -37,7 +37,13 @@ from tenet.model.metrics import (
     utilization,
 )
 from tenet.model.relations import SpaceTime
-from tenet.model.workload import SIDES, Workload, _einsum_statements, _isl_statements
+from tenet.model.workload import (
+    SIDES,
+    RawStatement,
+    Workload,
+    _einsum_statements,
+    _isl_statements,
+)
 from tenet.util.io import load_yaml
 from tenet.util.isl_util import (
     DEFAULT_MAX_OPERATIONS,
@@ -92,6 +98,13 @@ def fix_some_params(obj, values: Mapping[str, int]):
 def _raw_statements(workload: Workload, fixed: Mapping[str, int]) -> list:
     """The statements of a YAML workload as isl text, parameters not yet substituted."""
     source = workload.source
+    if workload.has_program_order():  # an imported loop nest keeps its statements' texts
+        return [
+            RawStatement(
+                info.domain_text, name, [(s, t, text, name) for s, t, text, _ in info.accesses]
+            )
+            for name, info in ((n, workload.statement_info[n]) for n, _ in workload.statements)
+        ]
     if source is None:
         raise InputError(f"workload {workload.name!r} has no YAML file to read its parameters from")
     data = load_yaml(source, "workload file")

@@ -451,3 +451,14 @@ def test_statements_that_run_no_instance(tmp_path, capsys):
     assert same_workload(
         load_workload(tmp_path / "w.yaml", {"M": 3}), load_any_workload(path, {"M": 3})
     )
+
+
+def test_symbolic_analysis_of_a_loop_nest(tmp_path, capsys):
+    """--symbolic keeps the kernel's parameters: with M = N = 64 fixed, 64 * 64 * K instances."""
+    (tmp_path / "flow.yaml").write_text(
+        'space: "{ S0[i, j, k] -> PE[i % 8, j % 8] }"\n'
+        'time: "{ S0[i, j, k] -> T[floor(i/8), floor(j/8), k] }"\n'
+    )
+    args = ["analyze", "-w", DATA / "misc" / "matmul.c", "-a", ARCH, "-d", tmp_path / "flow.yaml"]
+    rc, out, _ = run_cli([*args, "--symbolic", "--set", "M=64", "--set", "N=64"], capsys)
+    assert rc == 0 and "instances = 4096*K" in out
