@@ -270,29 +270,26 @@ def chain_counts(size: int, values: Sequence[int]) -> list[int]:
     return [count[v] for v in values]
 
 
-def _dominance_filter(rows: np.ndarray) -> np.ndarray:
-    """Rows not dominated (<= in every column, distinct) by another row."""
-    order = np.lexsort(rows.T[::-1])
-    rows = rows[order]
-    kept: list[np.ndarray] = []
-    block = np.zeros((0, rows.shape[1]), dtype=rows.dtype)
-    for row in rows:
+def _undominated(columns: np.ndarray) -> np.ndarray:
+    """Indices of the rows that no other row matches or beats in every column (of equal
+    rows the first is kept)."""
+    order = np.lexsort(columns.T[::-1])
+    kept: list[int] = []
+    block = np.zeros((0, columns.shape[1]), dtype=columns.dtype)
+    for index in order.tolist():
+        row = columns[index]
         if len(block) and np.any(np.all(block <= row, axis=1)):
             continue
-        kept.append(row)
+        kept.append(index)
         block = np.vstack([block, row[None, :]])
-    return np.array(kept, dtype=rows.dtype).reshape(-1, rows.shape[1])
+    return np.array(sorted(kept), dtype=np.int64)
 
 
-def rank_chains(size: int, length: int, imperfect: bool, prune: bool) -> np.ndarray:
+def rank_chains(size: int, length: int, imperfect: bool) -> np.ndarray:
     """Candidate (v_1..v_m, N_1..N_m) of one rank held by m tensors (innermost first).
 
     Perfect: divisor chains, N = size / v. Imperfect: every v_1 <= ... <= v_m in 1..size
-    with N counted by cutting the distinct levels outermost first. With `prune` (every
-    coefficient of the einsum is 0 or ±1), a chain whose v and N are all >= another's is
-    dropped: every tile grows with v and every fetched count grows with N (Σ_r (R_r - N_r)
-    ∏_{r'≠r} N_r' + ∏ N_r is the words of a dim's chunks, non-decreasing in each N when
-    |a| = 1), so the other chain is no worse at any choice of the other ranks (exact)."""
+    with N counted by cutting the distinct levels outermost first."""
     if length == 0:
         return np.zeros((1, 0), dtype=np.int64)
     if not imperfect:
@@ -309,8 +306,72 @@ def rank_chains(size: int, length: int, imperfect: bool, prune: bool) -> np.ndar
         (*c, *chain_counts(size, c))
         for c in itertools.combinations_with_replacement(range(1, size + 1), length)
     ]
-    table = np.array(rows, dtype=np.int64)
-    return _dominance_filter(table) if prune else table
+    return np.array(rows, dtype=np.int64)
+
+
+def _imperfect_chains(size: int, matter: tuple[bool, ...]) -> np.ndarray:
+    """Imperfect chains of one rank whose chunk counts matter only at the slots `matter`
+    marks (every coefficient 0 or ±1), without the chains that one of these beats:
+
+    * a slot j >= 1 whose N_j does not matter takes the level of slot j-1: its tile shrinks
+      and a level fewer leaves no more chunks at the levels inside (ceil((a+b)/t) <=
+      ceil(a/t) + ceil(b/t)), while the levels outside do not change;
+    * slot 0 whose N_0 does not matter takes level 1 (smallest tile, no level inside);
+    * the innermost slot whose N matters has only levels inside it that are 1, so of the
+      levels with the same chunk count (given the levels outside) the smallest is best.
+    Other slots whose N matters take every level up to the one outside them."""
+    m = len(matter)
+    if m == 0:
+        return np.zeros((1, 0), dtype=np.int64)
+    free = [j for j in range(m) if matter[j]]
+    estimate = size ** max(0, len(free) - 1)
+    if estimate > IMPERFECT_CHAIN_LIMIT:
+        raise InputError(
+            f"a rank of size {size} has about {estimate:,} imperfect tile chains; the "
+            f"exhaustive imperfect search takes at most {IMPERFECT_CHAIN_LIMIT:,}",
+            "--imperfect",
+        )
+    rows: list[tuple[int, ...]] = []
+
+    def finish(levels: dict[int, int]) -> None:
+        values = []
+        for j in range(m):
+            values.append(levels[j] if j in levels else (values[j - 1] if j else 1))
+        rows.append((*values, *chain_counts(size, values)))
+
+    def choose(k: int, chunks: Chunks, outside: int, levels: dict[int, int]) -> None:
+        if k < 0:
+            finish(levels)
+            return
+        slot = free[k]
+        if k == 0:
+            steps = np.arange(1, outside + 1)
+            counts = sum(c * (-(-s // steps)) for s, c in chunks.items())
+            keep = np.ones(len(steps), dtype=bool)
+            keep[1:] = counts[1:] != counts[:-1]
+            candidates = steps[keep].tolist()
+        else:
+            candidates = range(1, outside + 1)
+        for level in candidates:
+            choose(k - 1, split_chunks(chunks, level), level, {**levels, slot: level})
+
+    choose(len(free) - 1, {size: 1}, size, {})
+    return np.array(rows, dtype=np.int64).reshape(-1, 2 * m)
+
+
+def _counts_matter(problem: Problem, order: tuple[int, ...], slots: list[int], rank: int):
+    """For each slot j of the rank: whether its chunk count N_j can change a cost. N_j is
+    the replay factor of the tensors between slot j-1 and slot j that do not use the rank,
+    and enters the words summed over the slot's own chunks only through a dimension that
+    mixes ranks (for |a| = 1 alone in its dimension, the chunks' words add up to R)."""
+    out = []
+    for previous, slot in zip([-1, *slots[:-1]], slots):
+        between = any(not _uses(problem.tensors[order[i]], rank) for i in range(previous + 1, slot))
+        own = problem.tensors[order[slot]]
+        dims = [dim for dim in own.dims if dim[rank]]
+        mixed = len(dims) > 1 or any(sum(1 for a in dim if a) > 1 for dim in dims)
+        out.append(between or mixed)
+    return tuple(out)
 
 
 # --- the uneven search ------------------------------------------------------------------------
@@ -337,6 +398,11 @@ def rank_chains(size: int, length: int, imperfect: bool, prune: bool) -> np.ndar
 #    at least what the nest _chain_mapping builds from it moves (that nest's innermost
 #    indexing loops can only sit further out), so no chain is charged below an attained
 #    cost. Front points are repriced with mapping_cost in search_front and must agree.
+# 4. When every coefficient is 0 or ±1, costs do not decrease in any level v_j (tiles) or
+#    chunk count N_j (replays; a dimension's words summed over its chunks,
+#    Σ_r (R_r - N_r) ∏_{r' != r} N_r' + ∏_r N_r, does not decrease in any N_r). A rank's
+#    chain whose v and relevant N (_counts_matter) are all >= another's is therefore no
+#    better at any choice of the other ranks, and is dropped (_undominated).
 
 
 def _unit_coefficients(problem: Problem) -> bool:
@@ -514,7 +580,8 @@ def _uneven_chains(
                 )
     prune = _unit_coefficients(problem)
     n = len(problem.ranks)
-    cache: dict[tuple[int, int], np.ndarray] = {}
+    tables: dict[tuple[int, int], np.ndarray] = {}
+    cache: dict[tuple[int, int, tuple[bool, ...] | None], np.ndarray] = {}
     chains = []
     for kept in _keep_choices(problem, bypass):
         for order in itertools.permutations(kept):
@@ -523,10 +590,23 @@ def _uneven_chains(
             ]
             options = []
             for r in range(n):
-                key = (problem.sizes[r], len(slots[r]))
-                if key not in cache:
-                    cache[key] = rank_chains(*key, imperfect, prune)
-                options.append(cache[key])
+                size, length = problem.sizes[r], len(slots[r])
+                matter = _counts_matter(problem, order, slots[r], r) if prune else None
+                if (size, length, matter) not in cache:
+                    if imperfect and matter is not None:
+                        table = _imperfect_chains(size, matter)
+                    else:
+                        if (size, length) not in tables:
+                            tables[size, length] = rank_chains(size, length, imperfect)
+                        table = tables[size, length]
+                    if matter is not None and length:
+                        columns = [
+                            *range(length),
+                            *(length + j for j in range(length) if matter[j]),
+                        ]
+                        table = table[_undominated(table[:, columns])]
+                    cache[size, length, matter] = table
+                options.append(cache[size, length, matter])
             chains.append((kept, _Chain(order, options, slots)))
     largest = max(prod(len(o) for o in chain.options) for _, chain in chains)
     if largest > SEARCH_ROW_LIMIT:
@@ -799,7 +879,10 @@ def search_front(
         raise InputError(f"unknown mapping space {space!r} (snowcat or uneven)", "--space")
     sizes = {t.name: problem.size(t) for t in problem.tensors}
     chains = _uneven_chains(problem, imperfect, bypass) if space == "uneven" else []
-    total = 1 + int(imperfect) + len(chains)
+    # The uneven chains already price every imperfect Snowcat mapping by the same rule, so
+    # imperfect Snowcat is searched on its own only for the Snowcat space.
+    snowcat_imperfect = imperfect and space == "snowcat"
+    total = 1 + int(snowcat_imperfect) + len(chains)
     tagged: list[tuple[int, int, Callable[[], Any], str]] = []
     found, evaluated = _snowcat_candidates(problem, bypass, None)
     tagged += [(b, a, make, "snowcat") for b, a, make in found]
@@ -807,7 +890,7 @@ def search_front(
         progress(1, total)
     known = _RunningFront()
     known.add([(b, a) for b, a, _, _ in tagged])
-    if imperfect:
+    if snowcat_imperfect:
         found, count = _snowcat_imperfect_candidates(problem, bypass, sizes, known)
         tagged += [(b, a, make, "snowcat-imperfect") for b, a, make in found]
         known.add([(b, a) for b, a, _ in found])
@@ -818,7 +901,7 @@ def search_front(
 
         def step(done: int, _jobs: int) -> None:
             if progress:
-                progress(1 + int(imperfect) + done, total)
+                progress(1 + done, total)
 
         found, count = _uneven_candidates(problem, chains, imperfect, sizes, step, known)
         tagged += [(b, a, make, "uneven") for b, a, make in found]

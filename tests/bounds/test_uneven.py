@@ -404,7 +404,8 @@ def test_progress_counts_up_to_its_total():
 
 
 def test_too_large_imperfect_search_is_one_line_error():
-    problem = problem_from_einsum(GEMM, {"m": 4096, "k": 4096, "n": 4096})
+    # a stride of 2: no chain is dropped, and 1000 has 500,500 chains over two tensors
+    problem = problem_from_einsum("O[p] += I[2*p + r] * W[r]", {"p": 1000, "r": 3})
     with pytest.raises(InputError) as caught:
         search_front(problem, "uneven", imperfect=True)
     assert "\n" not in str(caught.value) and "--imperfect" in str(caught.value)
@@ -477,3 +478,11 @@ def test_brute_force_shared_rank_dims_and_a_fourth_tensor():
     problem = problem_from_einsum("O[i,j] += A[i,k] * B[k,j] * C[j]", {"i": 4, "j": 3, "k": 2})
     assert front_of(problem, "uneven", True) == brute_front(problem, True, False)
     assert front_of(problem, "uneven", bypass=True) == brute_front(problem, False, True)
+
+
+@pytest.mark.slow
+def test_imperfect_4096_cubed_reaches_the_minimum_and_stays_below_perfect():
+    problem = problem_from_einsum(GEMM, {"m": 4096, "k": 4096, "n": 4096})
+    imperfect = search_front(problem, "uneven", imperfect=True).points
+    assert imperfect[-1].accesses == 3 * 4096**2
+    assert never_above(imperfect, search_front(problem, "uneven").points)
