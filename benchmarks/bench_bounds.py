@@ -101,6 +101,8 @@ def spaces() -> None:
     row("gemm 4096^3, snowcat", *timed_front(big, "snowcat"))
     row("gemm 4096^3, uneven", *timed_front(big, "uneven"), "<= 2 s")
     row("gemm 4096^3, uneven, bypass", *timed_front(big, "uneven", bypass=True))
+    row("gemm 4096^3, uneven imperfect", *timed_front(big, "uneven", True))
+    row("gemm 4096^3, snowcat imperfect", *timed_front(big, "snowcat", True))
     awkward = problem_from_einsum(gemm, {"m": 37, "k": 37, "n": 37})
     row("gemm 37^3, snowcat imperfect", *timed_front(awkward, "snowcat", True))
     row("gemm 37^3, uneven imperfect", *timed_front(awkward, "uneven", True), "<= 2 s")
