@@ -88,7 +88,8 @@ def summary_text(summary: dict) -> str:
     )
     for st in summary["statements"]:
         origin = f"  ({st['origin']})" if st.get("origin") else ""
-        lines += ["", f"{st['name']}{origin}: {st['instances']:,} instances"]
+        noun = "instance" if st["instances"] == 1 else "instances"
+        lines += ["", f"{st['name']}{origin}: {st['instances']:,} {noun}"]
         lines.append(f"  domain    {st['domain']}")
         if st.get("schedule"):
             lines.append(f"  order     {st['schedule']}")

@@ -462,3 +462,30 @@ def test_symbolic_analysis_of_a_loop_nest(tmp_path, capsys):
     args = ["analyze", "-w", DATA / "misc" / "matmul.c", "-a", ARCH, "-d", tmp_path / "flow.yaml"]
     rc, out, _ = run_cli([*args, "--symbolic", "--set", "M=64", "--set", "N=64"], capsys)
     assert rc == 0 and "instances = 4096*K" in out
+
+
+@pytest.mark.parametrize("suffix", [".c", ".py"])
+def test_features_counts_by_hand(suffix, capsys):
+    """N = 6. i = 0, 2, 4; j from max(0, i-1) to min(N, i+2) - 1: 2 + 3 + 3 = 8 pairs, of
+    which j even (S0): (0,0), (2,2), (4,4); j odd (S1): 5, writing A[i][j/2] = A[0][0],
+    A[2][0], A[2][1], A[4][1], A[4][2]. A written: those and S0's, 7 distinct; A read (S1's
+    update): 5. B read: B[j] for j = 1, 3, 5 and B[i] for i = 0, 2, 4: 6; written (i = 5, 3,
+    1 going down): B[3] (S5) and B[1] (S6): 2. S2 `x = y = B[i]` is one statement."""
+    rc, out, _ = run_cli(
+        ["workload", "show", "-w", DATA / "misc" / f"features{suffix}", "--format", "json"], capsys
+    )
+    assert rc == 0
+    data = json.loads(out)
+    assert [s["instances"] for s in data["statements"]] == [3, 5, 3, 1, 1, 1, 1]
+    footprints = {
+        t: (v["read_footprint"], v["write_footprint"]) for t, v in data["tensors"].items()
+    }
+    assert footprints == {"A": (5, 7), "B": (6, 2), "x": (1, 1), "y": (0, 1), "t": (1, 1)}
+    chained = data["statements"][2]["accesses"]
+    assert sorted((a["tensor"], a["kind"]) for a in chained) == [
+        ("B", "read"),
+        ("x", "write"),
+        ("y", "write"),
+    ]
+    order = program_order(load_any_workload(DATA / "misc" / f"features{suffix}"))
+    assert isl.UnionMap("{ S5[3] -> S6[1]; S2[4] -> S3[]; S1[2, 3] -> S2[2] }").is_subset(order)
