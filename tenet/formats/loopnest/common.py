@@ -270,6 +270,8 @@ def _affine_binary(e: Bin, scope: Scope, where: str) -> Aff:
             raise scope.error(e.pos, f"non-affine {where} {show(e)} (a product of variables)")
         factor, other = (left.const, right) if left.const is not None else (right.const, left)
         return Aff(f"{factor}*({other.text})")  # isl reads `2*(e)` and `-2*(e)`, not `(2)*(e)`
+    if e.op == "/.":
+        raise scope.error(e.pos, f"true division {show(e)} in a {where} (use //)")
     if e.op in ("/", "//", "%"):
         if right.const is None or right.const <= 0:
             raise scope.error(e.pos, f"non-affine {where} {show(e)} (divides by a non-constant)")
