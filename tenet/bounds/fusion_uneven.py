@@ -449,6 +449,14 @@ def build_nest(spec: SegmentSpec, mp: Mapping, batch: dict | None = None) -> lis
     return body
 
 
+def _written_in_time(steps: list[Step], e: int, tile: Tile) -> bool:
+    """A spilled intermediate is written back before it is read back: its producer's tile
+    and its consumer's tile both sit inside every loop the two products share."""
+    producer = next(s for s in steps if s.product == e)
+    consumer = next(s for s in steps if s.product == e + 1)
+    return tile.depth >= _common(producer, consumer)
+
+
 def _depth(path: list[Loop], name: str) -> int | None:
     if name == "top":
         return 0
@@ -489,7 +497,11 @@ def mapping_tiles(spec: SegmentSpec, mp: Mapping, nest: list) -> list[Tile] | No
             continue
         if not put("O", e, "output"):
             return None
+        if e + 1 < E and not _written_in_time(steps, e, out[-1]):
+            return None
         if e + 1 < E and not put("A", e + 1, "input"):
+            return None
+        if e + 1 < E and not _written_in_time(steps, e, out[-1]):
             return None
     return out
 
@@ -594,7 +606,11 @@ def _group_options(
         if e + 1 < E:
             options = [_Option((), [keep(spec, steps, e)])] if kept_allowed else []
             for o in _tensor_options(spec, steps, "O", e, "output", rows):
+                if not _written_in_time(steps, e, o.tiles[0]):
+                    continue
                 for a in _tensor_options(spec, steps, "A", e + 1, "input", rows):
+                    if not _written_in_time(steps, e, a.tiles[0]):
+                        continue
                     options.append(_Option(o.choice + a.choice, o.tiles + a.tiles))
             groups.append(options)
     groups.append(_tensor_options(spec, steps, "O", E - 1, "output", rows))
@@ -960,3 +976,50 @@ def chain_lower_bound(chain: Chain, words: int) -> int:
         own = sum(external.get(t, 0) for t in tensors)
         total += max(floor, own) - own
     return total
+
+
+def add_to_report(
+    report: dict[str, Any],
+    chain: Chain,
+    uneven: Front | None,
+    at: list[tuple[str, int]] = (),
+) -> dict[str, Any]:
+    """Add the chain floor (`lower_bound` on every front point and every `at` row) and, when
+    searched, the `uneven` front to a `fusion.fusion_report`."""
+    from tenet.bounds.fusion import chain_ops, points_json
+
+    floors: dict[int, int] = {}
+
+    def floor(words: int) -> int:
+        if words not in floors:
+            floors[words] = chain_lower_bound(chain, words)
+        return floors[words]
+
+    if uneven is not None:
+        report["uneven"] = points_json(uneven, chain_ops(chain), chain.word_bits / 8)
+    fronts = [report[k] for k in ("unfused", "untiled", "tiled", "tiled_pipelined")]
+    fronts += [report["best_segmentation"], *report.get("strategies", {}).values()]
+    if uneven is not None:
+        fronts.append(report["uneven"])
+    for front in fronts:
+        for point in front:
+            point["lower_bound"] = floor(point["buffer"])
+    report["lower_bound_rule"] = (
+        "every schedule moves the chain's inputs and final outputs once, and a product "
+        "reading two chain inputs at least its segment floor (docs/fusion.md)"
+    )
+    rows = report.get("at") or []
+    for row, (_, words) in zip(rows, at):
+        if uneven is not None:
+            point = read_front_point(uneven, words)
+            row["uneven"] = point["accesses"] if point else None
+            base = row.get("unfused")
+            row["uneven_gain"] = base / row["uneven"] if base and row["uneven"] else None
+        row["lower_bound"] = floor(words)
+    return report
+
+
+def read_front_point(front: Front, words: int) -> dict[str, Any] | None:
+    from tenet.bounds.fusion import read_front
+
+    return read_front(front, words)

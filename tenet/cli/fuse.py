@@ -46,6 +46,14 @@ def add_parser(sub) -> None:
         "--no-segmentation", action="store_true", help="skip the search over segmentations"
     )
     p.add_argument(
+        "--space",
+        choices=("templates", "uneven"),
+        default="templates",
+        help="'uneven' adds the front of a larger space: every tensor's tile, intermediates "
+        "included, at its own position in the fused nest, intermediates kept or spilled "
+        "(docs/fusion.md, 'The uneven space')",
+    )
+    p.add_argument(
         "--buffer-rule",
         choices=("live", "paper"),
         default="live",
@@ -123,6 +131,7 @@ def _chimera(args: argparse.Namespace, chain) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     from tenet.bounds.chain import load_chain
     from tenet.bounds.fusion import fuse, fusion_report
+    from tenet.bounds.fusion_uneven import add_to_report, uneven_front
     from tenet.bounds.snowcat import hierarchy_report, word_count
     from tenet.formats.presets import resolve_arch, resolve_workload
     from tenet.model.arch import load_arch
@@ -169,9 +178,17 @@ def run(args: argparse.Namespace) -> int:
             progress=tick,
             rule=args.buffer_rule,
         )
+    uneven = None
+    if args.space == "uneven":
+        if args.buffer_rule != "live":
+            raise InputError("--space uneven counts the live buffer only", "--buffer-rule")
+        with progress_bar("searching the uneven space") as tick:
+            uneven = uneven_front(chain, not args.no_segmentation, progress=tick)
     report = fusion_report(result, at)
     if not at and args.format == "table":
-        report = fusion_report(result, default_sizes(report))
+        at = default_sizes(report)
+        report = fusion_report(result, at)
+    add_to_report(report, chain, uneven, at)
     if arch is not None:
         front = report["best_segmentation"] or report["tiled"]
         report["hierarchy"] = hierarchy_report(

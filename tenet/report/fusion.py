@@ -68,11 +68,16 @@ def fuse_tables(report: dict[str, Any]) -> list[Table]:
         keys = ["unfused", "untiled", "tiled", "best_segmentation", *report.get("strategies", {})]
         if not segmented:
             keys.remove("best_segmentation")
+        if "uneven" in report:
+            keys.append("uneven")
+        if "lower_bound" in rows[0]:
+            keys.append("lower_bound")
         lookups = Table(title="backing-store accesses (words) at buffer size", box=box.SIMPLE_HEAVY)
         lookups.add_column("size")
         lookups.add_column("bytes", justify="right")
         for key in keys:
-            lookups.add_column(key.replace("_", " "), justify="right")
+            name = "floor (any schedule)" if key == "lower_bound" else key.replace("_", " ")
+            lookups.add_column(name, justify="right")
         if segmented:
             lookups.add_column("best gain", justify="right")
         for row in rows:
@@ -84,14 +89,22 @@ def fuse_tables(report: dict[str, Any]) -> list[Table]:
                 *([f"{gain:.2f}x" if gain else "-"] if segmented else []),
             )
         tables.append(lookups)
-    best = Table(title=escape(f"{slope} (ski slope)"), box=box.SIMPLE_HEAVY)
-    columns = ("buffer (words)", "bytes", "accesses") + (("segments",) if segmented else ())
-    for col in columns:
-        best.add_column(col, justify="left" if col == "segments" else "right")
-    for p in report["best_segmentation"] or report["tiled"]:
-        cells = [f"{p['buffer']:,}", _bytes(p["buffer"], bits), f"{p['accesses']:,}"]
-        best.add_row(*cells, *([escape(p.get("segments", ""))] if segmented else []))
-    tables.append(best)
+    slopes = [(slope, report["best_segmentation"] or report["tiled"])]
+    if "uneven" in report:
+        slopes.append(("uneven space", report["uneven"]))
+    for title, front in slopes:
+        best = Table(title=escape(f"{title} (ski slope)"), box=box.SIMPLE_HEAVY)
+        floor = bool(front) and "lower_bound" in front[0]
+        columns = ("buffer (words)", "bytes", "accesses")
+        columns += (("floor",) if floor else ()) + (("segments",) if segmented else ())
+        for col in columns:
+            best.add_column(col, justify="left" if col == "segments" else "right")
+        for p in front:
+            cells = [f"{p['buffer']:,}", _bytes(p["buffer"], bits), f"{p['accesses']:,}"]
+            if floor:
+                cells.append(f"{p['lower_bound']:,}")
+            best.add_row(*cells, *([escape(p.get("segments", ""))] if segmented else []))
+        tables.append(best)
     for warning in report.get("warnings", []):
         tables[-1].caption = escape(f"warning: {warning}")
     if "hierarchy" in report:
@@ -124,11 +137,26 @@ def fusion_plot(report: dict[str, Any], path: str) -> str:
     }
     for name, front in report.get("strategies", {}).items():
         fronts[f"tiled fusion ({name})"] = front
+    if "uneven" in report:
+        fronts["uneven space"] = report["uneven"]
     for name, front in fronts.items():
         if front:  # a front of one point is a marker (a step needs two to show)
             xs = [p["buffer"] * word_bytes for p in front]
             marker = "o" if len(front) == 1 else None
             ax.step(xs, [p["accesses"] for p in front], where="post", label=name, marker=marker)
+    floor = sorted(
+        {(p["buffer"], p["lower_bound"]) for f in fronts.values() for p in f if "lower_bound" in p}
+    )
+    if floor:
+        ax.step(
+            [b * word_bytes for b, _ in floor],
+            [v for _, v in floor],
+            where="post",
+            color="black",
+            lw=1.2,
+            ls="-.",
+            label="floor (any schedule)",
+        )
     minimum = report["algorithmic_minimum"]
     ax.axhline(minimum["fused"], color="gray", ls="--", lw=0.8, label="fused algorithmic minimum")
     ax.axhline(
