@@ -11,6 +11,7 @@ import islpy as isl
 
 from tenet.errors import InputError
 from tenet.formats.loopnest import is_loopnest, load_loopnest
+from tenet.formats.presets import resolve_workload
 from tenet.model.workload import SIDES, Workload, load_workload
 from tenet.util.isl_util import count, sets_of
 
@@ -18,7 +19,9 @@ from tenet.util.isl_util import count, sets_of
 def load_any_workload(
     path: str | Path, overrides: Mapping[str, int] | None = None, function: str | None = None
 ) -> Workload:
-    """A workload from a `.c`/`.h` or `.py` loop nest, else from a workload YAML file."""
+    """A workload from a `.c`/`.h` or `.py` loop nest, else from a workload YAML file or a
+    preset name (`gemm`)."""
+    path = resolve_workload(str(path))
     if is_loopnest(path):
         return load_loopnest(path, overrides, function)
     if function is not None:

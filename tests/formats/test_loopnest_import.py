@@ -184,6 +184,7 @@ def test_dispatch_on_suffix(tmp_path):
     assert load_any_workload(DATA / "gemm.c").has_program_order()
     yaml_workload = load_any_workload(Path("workloads/gemm/workload.yaml"))
     assert not yaml_workload.has_program_order()
+    assert load_any_workload("gemm", {"M": 4}).params == {"M": 4, "N": 256, "K": 256}  # a preset
     with pytest.raises(InputError, match="--function"):
         load_any_workload(Path("workloads/gemm/workload.yaml"), None, "kernel")
 
