@@ -182,11 +182,11 @@ def test_function_option(suffix, pairs, capsys):
 def test_dispatch_on_suffix(tmp_path):
     assert load_any_workload(DATA / "gemm.py").statement_info["S1"].accumulates == ("C",)
     assert load_any_workload(DATA / "gemm.c").has_program_order()
-    yaml_workload = load_any_workload(Path("workloads/gemm/workload.yaml"))
+    yaml_workload = load_any_workload(DATA.parents[2] / "workloads" / "gemm" / "workload.yaml")
     assert not yaml_workload.has_program_order()
     assert load_any_workload("gemm", {"M": 4}).params == {"M": 4, "N": 256, "K": 256}  # a preset
     with pytest.raises(InputError, match="--function"):
-        load_any_workload(Path("workloads/gemm/workload.yaml"), None, "kernel")
+        load_any_workload(DATA.parents[2] / "workloads" / "gemm" / "workload.yaml", None, "kernel")
 
 
 # --- the YAML round trip --------------------------------------------------------------------
