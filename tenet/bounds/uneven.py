@@ -26,7 +26,7 @@ import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from math import ceil, prod
+from math import ceil, isqrt, prod
 from typing import Any
 
 import numpy as np
@@ -324,7 +324,9 @@ def _imperfect_chains(size: int, matter: tuple[bool, ...]) -> np.ndarray:
     if m == 0:
         return np.zeros((1, 0), dtype=np.int64)
     free = [j for j in range(m) if matter[j]]
-    estimate = size ** max(0, len(free) - 1)
+    # outer free slots take every level, the innermost one about 2 sqrt(R) (the distinct
+    # values of ceil(R / v)); only used to refuse searches that would be too long
+    estimate = size ** max(0, len(free) - 1) * (2 * isqrt(size) + 2 if free else 1)
     if estimate > IMPERFECT_CHAIN_LIMIT:
         raise InputError(
             f"a rank of size {size} has about {estimate:,} imperfect tile chains; the "
