@@ -111,7 +111,7 @@ def _draw_lower_bound(ax, lower_bound: list[tuple[int, int]]) -> None:
         [s for s, _ in lower_bound],
         [b for _, b in lower_bound],
         where="post",
-        color="tab:red",
+        color="black",
         ls=":",
         label="lower bound (every schedule)",
     )
