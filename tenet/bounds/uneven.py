@@ -361,7 +361,9 @@ def _imperfect_chains(size: int, matter: tuple[bool, ...]) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(-1, 2 * m)
 
 
-def _counts_matter(problem: Problem, order: tuple[int, ...], slots: list[int], rank: int):
+def _counts_matter(
+    problem: Problem, order: tuple[int, ...], slots: list[int], rank: int
+) -> tuple[bool, ...]:
     """For each slot j of the rank: whether its chunk count N_j can change a cost. N_j is
     the replay factor of the tensors between slot j-1 and slot j that do not use the rank,
     and enters the words summed over the slot's own chunks only through a dimension that
@@ -535,7 +537,9 @@ def _chain_costs(
     )
 
 
-def _chain_mapping(problem: Problem, chain: _Chain, flat: int, bypassed: tuple[str, ...]):
+def _chain_mapping(
+    problem: Problem, chain: _Chain, flat: int, bypassed: tuple[str, ...]
+) -> UnevenMapping:
     """The nest of one chain combination: tensors outermost first, each segment's loops with
     one that indexes the tensor below it innermost (where there is one), tile-1 loops last."""
     n = len(problem.ranks)
