@@ -5,7 +5,8 @@ fused loop nest, every point reached by a schedule) and with the published artif
 (`paper`, to compare with the figures; its points may be unattainable).
 
 Targets: the two-GEMM FFN study in <= 10 s; the whole GPT-3 block with segmentation in
-<= 60 s (the published artifact's multi-einsum flow: about 2 h on a 4-core i7).
+<= 60 s (the published artifact's multi-einsum flow: about 2 h on a 4-core i7); the uneven
+front (`tenet fuse --space uneven`) of each preset in <= 60 s.
 
     python benchmarks/bench_fusion.py
 """
@@ -90,11 +91,49 @@ def block_study(rule: str) -> None:
     print(f"  fused minimum reached at {where_minimum(block.best_segmentation):.2f} MiB")
 
 
+def uneven_study() -> None:
+    """`tenet fuse --space uneven`: the uneven front (best over segmentations) of each
+    preset, its time (target <= 60 s each), and where it beats the best segmentation."""
+    from tenet.bounds.fusion_uneven import chain_lower_bound, uneven_front
+
+    for name in ("gpt3-ffn", "gpt3-attention", "bert-attention", "gpt3-6.7b-block"):
+        chain = load_chain(resolve_workload(name))
+        start = time.perf_counter()
+        front = uneven_front(chain)
+        took = time.perf_counter() - start
+        best = fuse(chain).best_segmentation
+        sizes = sorted({p["buffer"] for p in front} | {p["buffer"] for p in best})
+        wins = [
+            (size, read_front(best, size)["accesses"] / read_front(front, size)["accesses"])
+            for size in sizes
+            if read_front(best, size) and read_front(front, size)
+        ]
+        wins = [(size, ratio) for size, ratio in wins if ratio > 1]
+        print(f"[uneven] {name}: {took:.2f} s (target <= 60 s), {len(front)} points")
+        if wins:
+            size, ratio = max(wins, key=lambda w: w[1])
+            above = [w for w in wins if w[0] >= 0.5 * MIB]
+            print(
+                f"  below best segmentation at {len(wins)} of {len(sizes)} breakpoints, "
+                f"at most {ratio:.2f}x (at {size / MIB:.4f} MiB); {len(above)} from 0.5 MiB on"
+            )
+        for mib in (1, 4, 10, 50, 128):
+            words = int(mib * MIB)
+            point = read_front(front, words)
+            floor = chain_lower_bound(chain, words)
+            if point:
+                print(
+                    f"  {mib:>4} MiB  uneven {point['accesses']:,}  floor {floor:,}  "
+                    f"gap {point['accesses'] / floor:.2f}x"
+                )
+
+
 def main() -> None:
     for rule in ("live", "paper"):
         ffn_study(rule)
         attention_study(rule)
         block_study(rule)
+    uneven_study()
 
 
 if __name__ == "__main__":

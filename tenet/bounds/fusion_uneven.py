@@ -849,7 +849,7 @@ def segment_front(chain: Chain, segment: list[int], slopes: dict | None = None) 
     element-wise steps at the end run unfused (as in `fusion.tiled_front`)."""
     products = [e for e in segment if not chain.einsums[e].elementwise]
     if len(products) < 2:
-        return step_sum([snowcat_front(chain, e, slopes=slopes) for e in segment])
+        return step_sum([lone_front(chain, e, slopes) for e in segment])
     spec = segment_spec(chain, segment) if len(products) == 2 else None
     if spec is None:
         return pareto(
@@ -871,6 +871,33 @@ def segment_front(chain: Chain, segment: list[int], slopes: dict | None = None) 
     fused = step_sum([points, *tail]) if tail else points
     options = fused + untiled_front(chain, segment, slopes)
     return pareto(sorted(options, key=lambda p: (p["buffer"], p["accesses"])))
+
+
+def lone_front(chain: Chain, e: int, slopes: dict | None = None) -> Front:
+    """One einsum on its own, intermediates through the backing store: the single-einsum
+    uneven space of `tenet bounds --space uneven` (per-tensor placement, ranks split into
+    several loops; merged with Snowcat), or its Snowcat slope when that module is absent
+    or the einsum is element-wise."""
+    if chain.einsums[e].elementwise:
+        return snowcat_front(chain, e, slopes=slopes)
+    try:
+        from tenet.bounds.uneven import search_front
+    except ImportError:  # pragma: no cover - the single-einsum space is optional here
+        return snowcat_front(chain, e, slopes=slopes)
+    from tenet.bounds.fusion import _merged_problem
+
+    key = ("uneven", e)
+    if slopes is not None and key in slopes:
+        return slopes[key]
+    problem, _ = _merged_problem(chain, e)
+    name = chain.einsums[e].name
+    front = [
+        {"buffer": p.buffer, "accesses": p.accesses, "mapping": f"{name}: alone, {p.mapping}"}
+        for p in search_front(problem, "uneven").points
+    ]
+    if slopes is not None:
+        slopes[key] = front
+    return front
 
 
 def uneven_front(
