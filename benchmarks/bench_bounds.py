@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 
+from tenet.bounds.slope import bounds_report
 from tenet.bounds.snowcat import evaluate, problem_from_einsum, problem_from_workload
 from tenet.bounds.uneven import search_front
 from tenet.formats.presets import resolve_workload
@@ -75,6 +76,7 @@ def main() -> None:
             )
 
     spaces()
+    command_lines()
 
 
 CONVS = ["conv-1x1", "conv-3x3", "conv-5x5", "conv-3x3-stride2", "conv-3x3-dilation2"]
@@ -115,6 +117,45 @@ def spaces() -> None:
     print(
         f"{'five convolution slopes, uneven, total':44} {'':11} {total:8.2f} {'':6} {'<= 60 s':>10}"
     )
+
+
+def wall(*args: str) -> float:
+    """Seconds of one `tenet bounds` run, start-up and JSON output included."""
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "tenet", "bounds", *args, "--format", "json"],
+        check=True,
+        capture_output=True,
+    )
+    return time.perf_counter() - start
+
+
+def command_lines() -> None:
+    """Whole commands: the lower bound beside the Snowcat front, and --compare-spaces."""
+    gemm = ["--einsum", "Z[m,n] += A[m,k] * B[k,n]"]
+    cube = [*gemm, "--shape", "m=4096,k=4096,n=4096"]
+    problem = problem_from_einsum("Z[m,n] += A[m,k] * B[k,n]", {"m": 4096, "k": 4096, "n": 4096})
+    start = time.perf_counter()
+    result = evaluate(problem)
+    search = time.perf_counter() - start
+    start = time.perf_counter()
+    bounds_report(result)
+    report = time.perf_counter() - start
+    print(
+        f"\nSnowcat 4096^3: search {search:.3f} s, report with {len(result.front)} lower bounds "
+        f"{report:.3f} s (the search itself is today's evaluate)"
+    )
+    print(f"{'command':60} {'seconds':>8} {'target':>8}")
+    for label, args, target in (
+        ("tenet bounds 4096^3 (Snowcat, lower bounds)", cube, ""),
+        ("tenet bounds 4096^3 --compare-spaces", [*cube, "--compare-spaces"], "<= 5 s"),
+        (
+            "tenet bounds 37^3 --compare-spaces",
+            [*gemm, "--shape", "m=37,k=37,n=37", "--compare-spaces"],
+            "",
+        ),
+    ):
+        print(f"{label:60} {wall(*args):8.2f} {target:>8}")
 
 
 if __name__ == "__main__":
