@@ -70,6 +70,18 @@ def analysis_tables(result: dict[str, Any]) -> list[Table]:
         ("egress delay", delay["egress"]),
         ("compute delay", delay["compute"]),
         ("latency", delay["latency"]),
+        *(
+            [
+                ("schedule delay", delay["schedule"]),
+                (
+                    "peak words/step (in / out)",
+                    f"{_num(result['bandwidth']['peak_ingress'])} / "
+                    f"{_num(result['bandwidth']['peak_egress'])}",
+                ),
+            ]
+            if "schedule" in delay
+            else []
+        ),
         ("PE utilization", f"{result['utilization']:.2%}"),
         ("interconnect bandwidth (IBW)", result["bandwidth"]["ibw"]),
         ("scratchpad bandwidth (SBW)", result["bandwidth"]["sbw"]),
