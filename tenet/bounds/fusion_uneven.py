@@ -850,18 +850,16 @@ def segment_front(chain: Chain, segment: list[int], slopes: dict | None = None) 
     products = [e for e in segment if not chain.einsums[e].elementwise]
     if len(products) < 2:
         return step_sum([lone_front(chain, e, slopes) for e in segment])
-    spec = segment_spec(chain, segment) if len(products) == 2 else None
+    spec = segment_spec(chain, segment)
+    templates = untiled_front(chain, segment, slopes)
+    if spec is None or len(products) > 2:
+        templates += tiled_front(chain, segment, "ffmt", slopes=slopes)
     if spec is None:
-        return pareto(
-            sorted(
-                tiled_front(chain, segment, "ffmt", slopes=slopes)
-                + untiled_front(chain, segment, slopes),
-                key=lambda p: (p["buffer"], p["accesses"]),
-            )
-        )
+        return pareto(sorted(templates, key=lambda p: (p["buffer"], p["accesses"])))
+    search = pair_front if len(products) == 2 else long_front
     points = [
         {"buffer": b, "accesses": a, "mapping": "uneven " + describe(spec, mp), "uneven": mp}
-        for b, a, mp in pair_front(spec)
+        for b, a, mp in search(spec)
     ]
     tail = []
     for e in reversed(segment):
@@ -869,7 +867,7 @@ def segment_front(chain: Chain, segment: list[int], slopes: dict | None = None) 
             break
         tail.append(snowcat_front(chain, e, slopes=slopes))
     fused = step_sum([points, *tail]) if tail else points
-    options = fused + untiled_front(chain, segment, slopes)
+    options = fused + templates
     return pareto(sorted(options, key=lambda p: (p["buffer"], p["accesses"])))
 
 
@@ -1050,3 +1048,262 @@ def read_front_point(front: Front, words: int) -> dict[str, Any] | None:
     from tenet.bounds.fusion import read_front
 
     return read_front(front, words)
+
+
+# --- segments of three or more products -----------------------------------------------------
+#
+# Blocks run one after another inside the row loops: a product alone, or two products sharing
+# the loop over their intermediate's columns. Between blocks the intermediate stays on chip as
+# a whole row tile (spilling it there is never better than cutting the segment, which the
+# uneven front also tries). When the innermost row loop has at least three trips, every tile
+# kept across row tiles (P) is live at every step of a middle row tile, and the other tiles
+# live only inside their block's row tile, so the peak is sum(P) + max over blocks of the
+# block's own peak (A): exact, and separable.
+
+
+def _pair_nest(spec: SegmentSpec, m0: int, e: int, k0: Any, s0: Any, n0: Any) -> list:
+    """rows > S > { K loop: product e ; N loop: product e + 1 } on its own."""
+    rows = row_loops(spec, m0)
+    first = int(np.asarray(s0).flat[0])
+    shared = Loop(
+        f"{spec.names[e]}/{spec.names[e + 1]}.S",
+        f"c{e + 1}",
+        spec.c[e + 1] // s0,
+        s0,
+        spec.c[e + 1] // first == 2,
+    )
+    for axis, p, tile, size, dim in (
+        ("K", e, k0, spec.c[e], f"c{e}"),
+        ("N", e + 1, n0, spec.c[e + 2], f"c{e + 2}"),
+    ):
+        scalar = int(np.asarray(tile).flat[0])
+        if size // scalar > 1:
+            shared.body.append(
+                Loop(f"{spec.names[p]}.{axis}", dim, size // tile, tile, size // scalar == 2, [p])
+            )
+        else:
+            shared.body.append(p)
+    body: list = [shared]
+    for lp in reversed(rows):
+        lp.body = body
+        body = [lp]
+    return body
+
+
+def _held(spec: SegmentSpec, steps: list[Step], m0: int, e: int, side: str, rows: int) -> Tile:
+    """The whole-row intermediate a block receives (side 'in', read by product e) or hands
+    on (side 'out', written by product e): live from the block's start or to its end."""
+    step = next(i for i, s in enumerate(steps) if s.product == e)
+    if side == "in":
+        words = m0 * spec.c[e] * spec.factor_a[e]
+    else:
+        words = m0 * spec.c[e + 1] * spec.factor_o[e]
+    return Tile(f"H{side}{e}", [step], rows, rows, words, 0, "kept")
+
+
+@dataclass
+class _BlockChoices:
+    """Every choice of one block: own peak A, words kept across row tiles P, accesses, and
+    what rebuilds each choice's part of the mapping."""
+
+    peak: np.ndarray
+    kept: np.ndarray
+    accesses: np.ndarray
+    parts: list[Callable[[], dict]]
+
+
+def _block_choices(spec: SegmentSpec, m0: int, block: tuple[int, ...]) -> _BlockChoices:
+    rows = len(row_loops(spec, m0))
+    E = spec.products
+    e = block[0]
+    last = block[-1]
+    peaks, kepts, traffics, parts = [], [], [], []
+    if len(block) == 1:
+        sizes = (spec.c[e], spec.c[e + 1])
+        combos = itertools.product(divisors(sizes[0]), divisors(sizes[1]))
+        shapes = []
+        for combos_ in _classes(combos, sizes).values():
+            arr = np.array(combos_, dtype=np.int64)
+            both = sizes[0] // combos_[0][0] > 1 and sizes[1] // combos_[0][1] > 1
+            for order in ("KN", "NK") if both else ("KN",):
+                nest = _lone_nest(spec, m0, e, arr[:, 0], arr[:, 1], order)
+                shapes.append((arr, nest, order))
+    else:
+        sizes = (spec.c[e], spec.c[e + 1], spec.c[e + 2])
+        combos = itertools.product(
+            divisors(sizes[0]), [s for s in divisors(sizes[1]) if s < sizes[1]], divisors(sizes[2])
+        )
+        shapes = []
+        for combos_ in _classes(combos, sizes).values():
+            arr = np.array(combos_, dtype=np.int64)
+            nest = _pair_nest(spec, m0, e, arr[:, 0], arr[:, 1], arr[:, 2])
+            shapes.append((arr, nest, "KN"))
+    for arr, nest, order in shapes:
+        n = len(arr)
+        steps = steps_of(nest)
+        groups: list[list[_Option]] = []
+        if e == 0:
+            groups.append(_tensor_options(spec, steps, "A", 0, "input", rows))
+        else:
+            groups.append([_Option((), [_held(spec, steps, m0, e, "in", rows)])])
+        groups.append(_tensor_options(spec, steps, "W", e, "input", rows))
+        if len(block) == 2:
+            options = [_Option((), [keep(spec, steps, e)])]
+            for o in _tensor_options(spec, steps, "O", e, "output", rows):
+                if not _written_in_time(steps, e, o.tiles[0]):
+                    continue
+                for a in _tensor_options(spec, steps, "A", e + 1, "input", rows):
+                    if _written_in_time(steps, e, a.tiles[0]):
+                        options.append(_Option(o.choice + a.choice, o.tiles + a.tiles))
+            groups.append(options)
+            groups.append(_tensor_options(spec, steps, "W", e + 1, "input", rows))
+        if last == E - 1:
+            groups.append(_tensor_options(spec, steps, "O", last, "output", rows))
+        else:
+            groups.append([_Option((), [_held(spec, steps, m0, last, "out", rows)])])
+        every = probes(steps)
+        contrib = []
+        for options in groups:
+            per = []
+            for o in options:
+                local = np.zeros((len(every), n), dtype=np.int64)
+                persistent = np.zeros(n, dtype=np.int64)
+                traffic = np.zeros(n, dtype=np.int64)
+                for t in o.tiles:
+                    w = _broadcast(t.words, n)
+                    traffic += _broadcast(t.traffic, n)
+                    if t.depth != STREAM and t.star < rows:
+                        persistent += w
+                        continue
+                    for j, p in enumerate(every):
+                        if live(t, steps, p):
+                            local[j] += w
+                per.append((local, persistent, traffic))
+            contrib.append(per)
+        for pick in itertools.product(*(range(len(g)) for g in groups)):
+            local = sum(contrib[g][i][0] for g, i in enumerate(pick))
+            peaks.append(local.max(axis=0))
+            kepts.append(sum(contrib[g][i][1] for g, i in enumerate(pick)))
+            traffics.append(sum(contrib[g][i][2] for g, i in enumerate(pick)))
+            choice = tuple(c for g, i in enumerate(pick) for c in groups[g][i].choice)
+
+            def part(i: int, arr=arr, order=order, choice=choice) -> dict:
+                tiles = [int(x) for x in arr[i]]
+                out = {"placement": choice}
+                if len(block) == 1:
+                    out["k0"] = {e: tiles[0]}
+                    out["n0"] = {e: tiles[1]}
+                    out["order"] = {e: order}
+                else:
+                    out["k0"] = {e: tiles[0], e + 1: tiles[1]}
+                    out["n0"] = {e: tiles[1], e + 1: tiles[2]}
+                    out["order"] = {e: "KN", e + 1: "KN"}
+                    out["shared"] = {e: True}
+                    out["kept"] = {e: not any(k == f"O{e}" for k, _ in choice)}
+                return out
+
+            parts.extend((lambda i=i, part=part: part(i)) for i in range(n))
+    return _BlockChoices(
+        np.concatenate(peaks), np.concatenate(kepts), np.concatenate(traffics), parts
+    )
+
+
+def _prune_block(choices: _BlockChoices) -> _BlockChoices:
+    """Drop choices another beats on own peak and accesses with the same kept words."""
+    keep_idx = []
+    for value in np.unique(choices.kept):
+        idx = np.flatnonzero(choices.kept == value)
+        keep_idx.append(idx[pareto_front(choices.peak[idx], choices.accesses[idx])])
+    k = np.concatenate(keep_idx)
+    return _BlockChoices(
+        choices.peak[k], choices.kept[k], choices.accesses[k], [choices.parts[i] for i in k]
+    )
+
+
+def _structures(count: int) -> Iterator[list[tuple[int, ...]]]:
+    """Every way to group products 0..count-1 into blocks of one or two neighbours."""
+    if count == 0:
+        yield []
+        return
+    for rest in _structures(count - 1):
+        yield [*rest, (count - 1,)]
+    if count >= 2:
+        for rest in _structures(count - 2):
+            yield [*rest, (count - 2, count - 1)]
+
+
+def _minkowski(a: tuple[np.ndarray, np.ndarray, list], b: tuple[np.ndarray, np.ndarray, list]):
+    """Ski slope of the sums of two (kept words, accesses) slopes, with their picks."""
+    kept = (a[0][:, None] + b[0][None, :]).ravel()
+    accesses = (a[1][:, None] + b[1][None, :]).ravel()
+    keep_idx = pareto_front(kept, accesses)
+    picks = [a[2][i // len(b[0])] + b[2][i % len(b[0])] for i in keep_idx.tolist()]
+    return kept[keep_idx], accesses[keep_idx], picks
+
+
+def long_front(spec: SegmentSpec) -> list[tuple[int, int, Mapping]]:
+    """Ski slope of a segment of three or more products over the block nests above (row
+    tiles whose innermost row loop has one or at least three trips)."""
+    E = spec.products
+    found_buffer, found_accesses, found = [], [], []
+    for m0 in divisors(spec.m):
+        rows = row_loops(spec, m0)
+        if rows is None or (rows and rows[-1].two):
+            continue
+        cache: dict[tuple[int, ...], _BlockChoices] = {}
+        for structure in _structures(E):
+            blocks = []
+            for block in structure:
+                if len(block) == 2 and spec.c[block[0] + 1] == 1:
+                    break
+                if block not in cache:
+                    cache[block] = _prune_block(_block_choices(spec, m0, block))
+                blocks.append(cache[block])
+            else:
+                levels = np.unique(np.concatenate([b.peak for b in blocks]))
+                for level in levels.tolist():
+                    total = (np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), [()])
+                    for j, b in enumerate(blocks):
+                        idx = np.flatnonzero(b.peak <= level)
+                        if len(idx) == 0:
+                            break
+                        front = pareto_front(b.kept[idx], b.accesses[idx])
+                        chosen = idx[front]
+                        total = _minkowski(
+                            total,
+                            (b.kept[chosen], b.accesses[chosen], [((j, int(i)),) for i in chosen]),
+                        )
+                    else:
+                        for kept, accesses, pick in zip(*total):
+                            found_buffer.append(int(kept) + level)
+                            found_accesses.append(int(accesses))
+                            found.append((m0, structure, blocks, pick))
+    if not found:
+        return []
+    keep_idx = pareto_front(
+        np.array(found_buffer, dtype=np.int64), np.array(found_accesses, dtype=np.int64)
+    )
+    out = []
+    for i in keep_idx.tolist():
+        m0, structure, blocks, pick = found[i]
+        k0, n0, order = [0] * E, [0] * E, ["KN"] * E
+        shared, kept = [False] * (E - 1), [True] * (E - 1)
+        placement: list[tuple[str, str]] = []
+        for j, row in pick:
+            part = blocks[j].parts[row]()
+            for e, v in part["k0"].items():
+                k0[e] = v
+            for e, v in part["n0"].items():
+                n0[e] = v
+            for e, v in part["order"].items():
+                order[e] = v
+            for e, v in part.get("shared", {}).items():
+                shared[e] = v
+            for e, v in part.get("kept", {}).items():
+                kept[e] = v
+            placement.extend(part["placement"])
+        mp = Mapping(
+            m0, tuple(k0), tuple(n0), tuple(order), tuple(shared), tuple(kept), tuple(placement)
+        )
+        out.append((found_buffer[i], found_accesses[i], mp))
+    return out

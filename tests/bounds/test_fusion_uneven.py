@@ -22,6 +22,8 @@ from tenet.bounds.fusion_uneven import (
     indexes,
     keep,
     live,
+    long_front,
+    mapping_tiles,
     pair_front,
     place,
     probes,
@@ -30,6 +32,7 @@ from tenet.bounds.fusion_uneven import (
     segment_spec,
     steps_of,
     tensor_dims,
+    total_traffic,
     uneven_front,
 )
 from tenet.bounds.snowcat import divisors, pareto_front
@@ -37,6 +40,13 @@ from tenet.formats.presets import resolve_workload
 
 from ..helpers import run_cli
 from .fusion_uneven_trace import TLoop, parse, trace
+
+THREE = [
+    ("g1", "B[m,n] += A[m,k] * W1[k,n]"),
+    ("g2", "C[m,p] += B[m,n] * W2[n,p]"),
+    ("g3", "D[m,q] += C[m,p] * W3[p,q]"),
+]
+
 
 FFN = [("fc1", "H[m,f] += X[m,d] * W1[d,f]"), ("fc2", "Y[m,e] += H[m,f] * W2[f,e]")]
 ATT = [
@@ -177,6 +187,103 @@ def test_search_equals_brute_force_over_every_position(chain):
 def test_search_equals_brute_force_over_canonical_positions(chain):
     spec = segment_spec(chain, [0, 1])
     assert sorted((b, a) for b, a, _ in pair_front(spec)) == brute_front(spec, True)
+
+
+def long_skeletons(spec):
+    """Mappings of a segment of three or more products in the searched part of the space:
+    blocks of one product or of two sharing their columns, whole-row intermediates kept
+    between blocks, a pair's own intermediate kept or spilled, and row tiles whose innermost
+    row loop has one or at least three trips."""
+    E = spec.products
+    for m0 in divisors(spec.m):
+        rows = row_loops(spec, m0)
+        if rows is None or (rows and rows[-1].trips == 2):
+            continue
+        for shared in itertools.product((False, True), repeat=E - 1):
+            if any(shared[i] and shared[i + 1] for i in range(E - 2)):
+                continue
+            for k0 in itertools.product(*(divisors(spec.c[e]) for e in range(E))):
+                for n0 in itertools.product(*(divisors(spec.c[e + 1]) for e in range(E))):
+                    if any(
+                        shared[e] and (n0[e] != k0[e + 1] or n0[e] == spec.c[e + 1])
+                        for e in range(E - 1)
+                    ):
+                        continue
+                    for order in itertools.product(("KN", "NK"), repeat=E):
+                        for kept in itertools.product((True, False), repeat=E - 1):
+                            if any(not kept[e] and not shared[e] for e in range(E - 1)):
+                                continue
+                            base = Mapping(m0, k0, n0, order, shared, kept, ())
+                            nest = build_nest(spec, base)
+                            if nest is not None:
+                                yield base, nest
+
+
+def long_brute_front(spec):
+    """Every mapping of `long_skeletons` with every tensor at every position that indexes it
+    (or above all, or streamed), costed by the model's tiles and liveness at every probe."""
+    import numpy as np
+
+    E = spec.products
+    costs = set()
+    for base, nest in long_skeletons(spec):
+        steps = steps_of(nest)
+        every = probes(steps)
+        paths = {st.product: st.path for st in steps}
+        keys = [("A", 0)] + [("W", e) for e in range(E)] + [("O", E - 1)]
+        for e in range(E - 1):
+            if not base.kept[e]:
+                keys += [("O", e), ("A", e + 1)]
+        options = []
+        for kind, e in keys:
+            dims = tensor_dims(spec, kind, e)
+            names = ["top"] + [lp.name for lp in paths[e] if indexes(spec, lp, dims)]
+            if kind == "W":
+                names.append("stream")
+            options.append([(f"{kind}{e}", n) for n in names])
+        vectors = {}
+        for placement in itertools.product(*options):
+            mp = Mapping(base.m0, base.k0, base.n0, base.order, base.shared, base.kept, placement)
+            tiles = mapping_tiles(spec, mp, nest)
+            if tiles is None:
+                continue
+            words = np.zeros(len(every), dtype=np.int64)
+            for t in tiles:
+                key = (t.tensor, t.depth, t.label, tuple(t.users))
+                if key not in vectors:
+                    vectors[key] = np.array([live(t, steps, q) for q in every], dtype=np.int64)
+                words = words + vectors[key] * int(t.words)
+            costs.add((int(words.max()), int(total_traffic(tiles))))
+    costs = list(costs)
+    keep_idx = pareto_front(
+        np.array([c[0] for c in costs], dtype=np.int64),
+        np.array([c[1] for c in costs], dtype=np.int64),
+    )
+    return sorted(costs[i] for i in keep_idx.tolist())
+
+
+THREE_SIZES = [
+    {"m": 3, "k": 1, "n": 2, "p": 2, "q": 2},
+    pytest.param({"m": 9, "k": 2, "n": 3, "p": 2, "q": 2}, marks=pytest.mark.slow),
+    pytest.param({"m": 3, "k": 2, "n": 2, "p": 3, "q": 2}, marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize("sizes", THREE_SIZES, ids=["m3small", "m9", "m3"])
+def test_long_search_equals_brute_force(sizes):
+    chain = build_chain("three", THREE, sizes)
+    spec = segment_spec(chain, [0, 1, 2])
+    assert sorted((b, a) for b, a, _ in long_front(spec)) == long_brute_front(spec)
+
+
+def test_trace_reproduces_long_front_mappings():
+    chain = build_chain("three", THREE, {"m": 3, "k": 2, "n": 2, "p": 3, "q": 2})
+    spec = segment_spec(chain, [0, 1, 2])
+    for b, a, mp in long_front(spec):
+        assert evaluate(spec, mp) == (b, a)
+        out = run_trace(chain, mp)
+        assert out.errors == []
+        assert (out.peak, out.traffic) == (b, a)
 
 
 def test_every_front_point_rebuilds_to_its_costs():
@@ -340,13 +447,6 @@ def template_mapping(chain, segment, spec, plan):
         (True,) * (E - 1),
         tuple(placement),
     )
-
-
-THREE = [
-    ("g1", "B[m,n] += A[m,k] * W1[k,n]"),
-    ("g2", "C[m,p] += B[m,n] * W2[n,p]"),
-    ("g3", "D[m,q] += C[m,p] * W3[p,q]"),
-]
 
 
 @pytest.mark.parametrize(
