@@ -490,3 +490,22 @@ def test_features_counts_by_hand(suffix, capsys):
     ]
     order = program_order(load_any_workload(DATA / "misc" / f"features{suffix}"))
     assert isl.UnionMap("{ S5[3] -> S6[1]; S2[4] -> S3[]; S1[2, 3] -> S2[2] }").is_subset(order)
+
+
+def test_isl_words_as_names(tmp_path, capsys):
+    """A loop variable or a parameter named like an isl keyword is refused with its name; a
+    scalar may be called `max` (a tensor name is a tuple name for isl)."""
+    loop = tmp_path / "loop.py"
+    loop.write_text("N = 4\n\n\ndef f(A):\n    for mod in range(N):\n        A[mod] = 0.0\n")
+    rc, _, err = run_cli(["workload", "show", "-w", loop], capsys)
+    assert rc == 2 and f"{loop}:5:5: loop variable 'mod'" in err
+    param = tmp_path / "param.py"
+    param.write_text("def f(A, max):\n    for i in range(max):\n        A[i] = 0.0\n")
+    rc, _, err = run_cli(["workload", "show", "-w", param, "--set", "max=3"], capsys)
+    assert rc == 2 and "parameter 'max'" in err
+    scalar = tmp_path / "scalar.py"
+    scalar.write_text(
+        "N = 4\n\n\ndef f(A, B):\n    for i in range(N):\n        max = A[i]\n        B[i] = max\n"
+    )
+    w = load_any_workload(scalar)
+    assert set(w.tensors) == {"A", "B", "max"}

@@ -54,6 +54,11 @@ IDENTITY_FUNCTIONS = frozenset({"SCALAR_VAL"})
 #: Functions allowed in bounds, guards and subscripts (isl's min and max).
 AFFINE_FUNCTIONS = {"min": "min", "max": "max", "fmin": "min", "fmax": "max"}
 ISL_COMPARISON = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "=", "!=": "!="}
+#: Words of isl's syntax that cannot name a loop variable or a parameter in isl text.
+ISL_WORDS = frozenset(
+    {"min", "max", "floor", "ceil", "mod", "exists", "and", "or", "not", "implies", "infty",
+     "rat", "true", "false"}
+)  # fmt: skip
 
 
 def show(e: Expr) -> str:
@@ -373,6 +378,10 @@ class Collector:
             raise syntax_error(
                 self.source, node.pos, f"loop variable {node.var} is reused inside its own loop"
             )
+        if node.var in ISL_WORDS:
+            raise syntax_error(
+                self.source, node.pos, f"loop variable {node.var!r} is a word of isl; rename it"
+            )
         if node.var in self.names.params or node.var in self.kernel.defaults:
             raise syntax_error(
                 self.source, node.pos, f"loop variable {node.var} is also a parameter"
@@ -500,6 +509,9 @@ class Imported:
 def import_kernel(kernel: Kernel, source: str) -> Imported:
     """Every statement of the region with its domain, accesses and program order as text."""
     names = classify(kernel)
+    for name in names.params:
+        if name in ISL_WORDS:
+            raise InputError(f"parameter {name!r} is a word of isl; rename it", source)
     collector = Collector(kernel, names, source)
     collector.block(kernel.body, Scope(names, source), [], [], [0])
     if not collector.found:
