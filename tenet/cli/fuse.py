@@ -66,7 +66,8 @@ def add_parser(sub) -> None:
         action="append",
         default=[],
         metavar="SIZE",
-        help="read every front at a buffer size: words, or bytes with a unit (16MiB, 50MB)",
+        help="read every front at buffer sizes: words, or bytes with a unit (16MiB, 50MB); "
+        "repeat the flag or separate sizes with commas",
     )
     p.add_argument(
         "--word-bits", type=int, default=None, help="bits per word (default: the chain's, else 16)"
@@ -168,7 +169,10 @@ def run(args: argparse.Namespace) -> int:
     arch = load_arch(resolve_arch(args.arch)) if args.arch else None
     if arch is not None and not arch.levels:
         raise InputError("the arch has no 'levels' (a memory hierarchy)", arch.source, "levels")
-    at = [(text, word_count(text, chain.word_bits)) for text in args.at]
+    texts = [t.strip() for text in args.at for t in text.split(",")]
+    if any(not t for t in texts):
+        raise InputError("an empty size (write --at 10MiB,257MiB)", "--at")
+    at = [(text, word_count(text, chain.word_bits)) for text in texts]
     with progress_bar("fusing the chain") as tick:
         result = fuse(
             chain,

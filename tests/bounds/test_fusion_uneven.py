@@ -668,3 +668,32 @@ def test_cli_uneven_with_the_paper_rule_is_refused(capsys):
     )
     assert rc == 2
     assert len(err.strip().splitlines()) == 1 and "--buffer-rule" in err
+
+
+def test_cli_at_takes_comma_separated_sizes(capsys):
+    rc, out, err = run_cli(
+        [
+            "fuse",
+            "-w",
+            "gpt3-ffn",
+            "--no-segmentation",
+            "--at",
+            "10MiB,257MiB",
+            "--at",
+            "4096",
+            "--format",
+            "json",
+        ],
+        capsys,
+    )
+    assert rc == 0, err
+    rows = json.loads(out)["at"]
+    assert [r["words"] for r in rows] == [10 * 2**19, 257 * 2**19, 4096]
+    chain = load_chain(resolve_workload("gpt3-ffn"))
+    assert [r["lower_bound"] for r in rows] == [chain_lower_bound(chain, r["words"]) for r in rows]
+
+
+def test_cli_at_empty_size_is_refused(capsys):
+    rc, _, err = run_cli(["fuse", "-w", "gpt3-ffn", "--at", "10MiB,"], capsys)
+    assert rc == 2
+    assert len(err.strip().splitlines()) == 1 and "--at" in err
