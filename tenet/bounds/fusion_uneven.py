@@ -28,6 +28,12 @@ Costs, for a tile at position p (below the first p enclosing loops):
 The peak is exact without walking the nest: whether an instance is live at a step depends
 only on whether each enclosing loop is in its first, a middle, or its last iteration, so
 every such pattern is probed (a middle exists only with at least three trips).
+
+Search (`segment_front`): two products, the whole space (`pair_front`); three or more, the
+block nests of `long_front` plus the FFMT templates; one product, the single-einsum uneven
+space. `uneven_front` takes the best over every segmentation. `chain_lower_bound` is a floor
+on the accesses of every schedule of the chain (docs/fusion.md, "A floor under every
+schedule").
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from math import isqrt
 from typing import Any
 
 import numpy as np
@@ -43,11 +50,18 @@ from tenet.bounds.chain import Chain
 from tenet.bounds.fusion import (
     Front,
     ProductShape,
+    _label,
+    _merged_problem,
+    chain_ops,
+    compositions,
     pareto,
+    points_json,
     product_shape,
+    read_front,
     snowcat_front,
     step_sum,
     tiled_front,
+    units,
     untiled_front,
 )
 from tenet.bounds.snowcat import divisors, pareto_front
@@ -882,8 +896,6 @@ def lone_front(chain: Chain, e: int, slopes: dict | None = None) -> Front:
         from tenet.bounds.uneven import search_front
     except ImportError:  # pragma: no cover - the single-einsum space is optional here
         return snowcat_front(chain, e, slopes=slopes)
-    from tenet.bounds.fusion import _merged_problem
-
     key = ("uneven", e)
     if slopes is not None and key in slopes:
         return slopes[key]
@@ -905,8 +917,6 @@ def uneven_front(
 ) -> Front:
     """The uneven front of the chain: per run, the least over every way to cut it into
     segments (or the run as one segment), runs summed."""
-    from tenet.bounds.fusion import _label, compositions, units
-
     slopes: dict = {}
     cache: dict[tuple[int, ...], Front] = {}
 
@@ -955,12 +965,6 @@ def chain_tensors(chain: Chain) -> tuple[dict[str, int], dict[str, int]]:
     return inputs, outputs
 
 
-def _isqrt(value: int) -> int:
-    from math import isqrt
-
-    return isqrt(value)
-
-
 def product_floor(macs: int, reduction: int, words: int) -> int:
     """Accesses of a product's three tensors under any schedule with `words` of buffer, when
     both inputs come from the backing store and the output may stay on chip (docs/fusion.md,
@@ -973,7 +977,7 @@ def product_floor(macs: int, reduction: int, words: int) -> int:
     while t <= 64 * s:
         pair = (s + t) ** 2 // 4
         outputs = 2 * s + t + (s + t) ** 2 // (4 * reduction * reduction)
-        per = _isqrt(pair * outputs)
+        per = isqrt(pair * outputs)
         if per > 0:
             best = max(best, t * (-(-macs // per) - 1))
         t *= 2
@@ -1011,8 +1015,6 @@ def add_to_report(
 ) -> dict[str, Any]:
     """Add the chain floor (`lower_bound` on every front point and every `at` row) and, when
     searched, the `uneven` front to a `fusion.fusion_report`."""
-    from tenet.bounds.fusion import chain_ops, points_json
-
     floors: dict[int, int] = {}
 
     def floor(words: int) -> int:
@@ -1036,18 +1038,12 @@ def add_to_report(
     rows = report.get("at") or []
     for row, (_, words) in zip(rows, at):
         if uneven is not None:
-            point = read_front_point(uneven, words)
+            point = read_front(uneven, words)
             row["uneven"] = point["accesses"] if point else None
             base = row.get("unfused")
             row["uneven_gain"] = base / row["uneven"] if base and row["uneven"] else None
         row["lower_bound"] = floor(words)
     return report
-
-
-def read_front_point(front: Front, words: int) -> dict[str, Any] | None:
-    from tenet.bounds.fusion import read_front
-
-    return read_front(front, words)
 
 
 # --- segments of three or more products -----------------------------------------------------
