@@ -39,12 +39,14 @@ def footprint(workload: Workload, tensor: str, side: str) -> int:
 
 def accessed_extent(workload: Workload, tensor: str) -> tuple[int, ...] | None:
     """One more than the largest index of each dimension that any statement touches; None
-    when an index below 0 is touched."""
+    when an index below 0 is touched, or when nothing is touched at these sizes."""
     touched = None
     for side in SIDES:
         rel = workload.access(tensor, side)
         if rel is not None:
             touched = rel.range() if touched is None else touched.union(rel.range())
+    if touched is None or touched.is_empty():
+        return None  # nothing touched at these sizes: no extent to read off
     elements = sets_of(touched.coalesce())[0]
     extent = []
     for k in range(elements.dim(isl.dim_type.set)):
@@ -76,7 +78,8 @@ def workload_summary(workload: Workload) -> dict[str, Any]:
         statements.append(entry)
     tensors = {}
     for tensor in workload.tensors:
-        shape = workload.tensor_shapes.get(tensor) or accessed_extent(workload, tensor)
+        declared = workload.tensor_shapes.get(tensor)  # () for a scalar
+        shape = declared if declared is not None else accessed_extent(workload, tensor)
         tensors[tensor] = {
             "shape": None if shape is None else list(shape),
             "read_footprint": footprint(workload, tensor, "read"),

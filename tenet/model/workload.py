@@ -311,8 +311,15 @@ def build_workload(
     for raw in statements:
         symbolic = parse_union_set(raw.domain, source, raw.domain_key)
         dom = fix_params(symbolic, values, source, raw.domain_key)
-        if dom.is_empty() and (raw.schedule is None or symbolic.is_empty()):
+        if dom.is_empty() and raw.schedule is None:
             raise InputError("the iteration domain is empty", source, raw.domain_key)
+        if symbolic.is_empty():
+            raise InputError(
+                "the iteration domain is empty for every parameter value (the statement "
+                "never runs)",
+                source,
+                raw.domain_key,
+            )
         sets = sets_of(symbolic)
         if len(sets) != 1:
             raise InputError(

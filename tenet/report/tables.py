@@ -75,8 +75,9 @@ def analysis_tables(result: dict[str, Any]) -> list[Table]:
                 ("schedule delay", delay["schedule"]),
                 (
                     "peak words/step (in / out)",
-                    f"{_num(result['bandwidth']['peak_ingress'])} / "
-                    f"{_num(result['bandwidth']['peak_egress'])}",
+                    " / ".join(
+                        _num(result["bandwidth"][key]) for key in ("peak_ingress", "peak_egress")
+                    ),
                 ),
             ]
             if "schedule" in delay

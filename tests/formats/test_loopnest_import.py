@@ -509,3 +509,69 @@ def test_isl_words_as_names(tmp_path, capsys):
     )
     w = load_any_workload(scalar)
     assert set(w.tensors) == {"A", "B", "max"}
+
+
+# --- MIN/MAX macros in bounds, tensors untouched at some sizes, statements that never run ---
+
+
+def test_min_macro_in_a_bound_counts_by_hand(tmp_path, capsys):
+    """A strip-mined loop whose inner bound is a MIN macro (a ternary after expansion): with
+    N = 10 and strips of 4 the inner loop runs 4 + 4 + 2 = 10 times; N = 3 gives 3."""
+    path = tmp_path / "strips.c"
+    path.write_text(
+        "#define N 10\n"
+        "#define MIN(a,b) ((a)<(b)?(a):(b))\n"
+        "#define MAX(a,b) ((a)>(b)?(a):(b))\n"
+        "void k(double A[N], double B[N]) {\n"
+        "#pragma scop\n"
+        "  for (int i = 0; i < N; i += 4)\n"
+        "    for (int j = i; j < MIN(i+4, N); j++)\n"
+        "      A[j] = A[j] * 2;\n"
+        "  for (int j = 0; j < N; j++)\n"
+        "    for (int r = MAX(j-1, 0); r <= j; r++)\n"
+        "      B[j] += A[r];\n"
+        "#pragma endscop\n"
+        "}\n"
+    )
+    for n, first, second in ((10, 10, 1 + 2 * 9), (3, 3, 1 + 2 * 2)):
+        rc, out, err = run_cli(
+            ["workload", "show", "-w", path, "--set", f"N={n}", "--format", "json"], capsys
+        )
+        assert rc == 0, err
+        counts = [s["instances"] for s in json.loads(out)["statements"]]
+        assert counts == [first, second]
+
+
+def test_ternary_that_is_not_min_or_max_is_refused(tmp_path, capsys):
+    path = tmp_path / "pick.c"
+    path.write_text(
+        "#define N 10\nvoid k(double A[N]) {\n#pragma scop\n"
+        "  for (int i = 0; i < (N > 4 ? 4 : 2); i++)\n    A[i] = 0;\n#pragma endscop\n}\n"
+    )
+    rc, out, err = run_cli(["workload", "show", "-w", path], capsys)
+    assert rc == 2 and out == ""
+    assert f"{path}:4:" in err and "construct not affine" in err
+
+
+def test_tensor_untouched_at_these_sizes(capsys):
+    """downsample at N = M = 1 never reads A: its footprints are 0 and its extent unknown;
+    the scalar t keeps its 0-d shape."""
+    path = DATA / "downsample.py"
+    rc, out, err = run_cli(
+        ["workload", "show", "-w", path, "--set", "N=1", "--set", "M=1", "--format", "json"],
+        capsys,
+    )
+    assert rc == 0, err
+    tensors = json.loads(out)["tensors"]
+    assert tensors["A"] == {"shape": None, "read_footprint": 0, "write_footprint": 0}
+    assert tensors["t"]["shape"] == []
+
+
+def test_statement_that_never_runs_for_any_size(tmp_path, capsys):
+    path = tmp_path / "never.py"
+    path.write_text(
+        "N = 4\n\ndef k(A):\n    for i in range(N):\n        if i < 0:\n            A[i] = 1\n"
+    )
+    rc, out, err = run_cli(["workload", "show", "-w", path], capsys)
+    assert rc == 2 and out == ""
+    assert err.count("\n") == 1 and "for every parameter value" in err

@@ -254,7 +254,24 @@ def affine(e: Expr, scope: Scope, where: str) -> Aff:
                 text = f"{AFFINE_FUNCTIONS[e.func]}({text}, {arg.text})"
             return Aff(text)
         raise scope.error(e.pos, f"call {show(e)} in a {where}")
+    if isinstance(e, Ternary) and (kind := _min_or_max(e)) is not None:
+        left, right = affine(e.cond.left, scope, where), affine(e.cond.right, scope, where)
+        return Aff(f"{kind}({left.text}, {right.text})")
     raise scope.error(e.pos, f"{show(e)} in a {where} is not an affine expression")
+
+
+def _min_or_max(e: Ternary) -> str | None:
+    """'min' or 'max' when `e` is `a < b ? a : b`-like (what MIN/MAX macros expand to):
+    a comparison of two expressions that picks one of them."""
+    cond = e.cond
+    if not isinstance(cond, Cmp) or cond.op not in ("<", "<=", ">", ">="):
+        return None
+    a, b, then, other = show(cond.left), show(cond.right), show(e.then), show(e.other)
+    if (then, other) == (a, b):
+        return "min" if cond.op in ("<", "<=") else "max"
+    if (then, other) == (b, a):
+        return "max" if cond.op in ("<", "<=") else "min"
+    return None
 
 
 def _const(value: int) -> Aff:
