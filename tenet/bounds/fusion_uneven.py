@@ -395,6 +395,7 @@ class Mapping:
     shared: tuple[bool, ...]
     kept: tuple[bool, ...]
     placement: tuple[tuple[str, str], ...]  # (tensor key 'A0', 'W1', 'O1', ...) -> loop name
+    outer: bool = False  # two products sharing S with S outside the row loops (Flash-like)
 
     def where(self, key: str) -> str:
         return dict(self.placement)[key]
@@ -457,6 +458,16 @@ def build_nest(spec: SegmentSpec, mp: Mapping, batch: dict | None = None) -> lis
             inner = [lp]
         body.extend(inner)
         e += 1
+    if mp.outer:
+        if E != 2 or not mp.shared[0]:
+            return None
+        (s,) = body  # the shared loop goes outside the row loops
+        inner_body, body = s.body, [s]
+        for lp in reversed(rows):
+            lp.body = inner_body
+            inner_body = [lp]
+        s.body = inner_body
+        return body
     for lp in reversed(rows):
         lp.body = body
         body = [lp]
@@ -568,7 +579,7 @@ def _positions(spec: SegmentSpec, path: list[Loop], kind: str, e: int, rows: int
     an activation above a row loop only grows (every row loop indexes it)."""
     dims = tensor_dims(spec, kind, e)
     names = ["top"] + [lp.name for lp in path if indexes(spec, lp, dims)]
-    if kind != "W" and rows:
+    if kind != "W" and rows and all(lp.dim == "M" for lp in path[:rows]):
         names = [lp.name for lp in path[rows - 1 :] if indexes(spec, lp, dims)]
     return names
 
@@ -715,25 +726,32 @@ def _classes(
 
 def _shared_pair(spec: SegmentSpec, m0: int, found: list[_Found]) -> None:
     """Two products sharing the loop S over the intermediate's columns: rows > S > { K:
-    product 0 ; N: product 1 }, every placement."""
+    product 0 ; N: product 1 }, or S > rows > { ... } (S outside, as in FlashAttention),
+    every placement."""
     rows = row_loops(spec, m0)
     c0, c1, c2 = spec.c[:3]
     combos = itertools.product(divisors(c0), [s for s in divisors(c1) if s < c1], divisors(c2))
     for combos_ in _classes(combos, (c0, c1, c2)).values():
         arr = np.array(combos_, dtype=np.int64)
         k0, s0, n0 = combos_[0]
-        mp = Mapping(m0, (k0, s0), (s0, n0), ("KN", "KN"), (True,), (True,), ())
-        batch = {("k", 0): arr[:, 0], ("n", 0): arr[:, 1], ("k", 1): arr[:, 1], ("n", 1): arr[:, 2]}
-        nest = build_nest(spec, mp, batch)
-        steps = steps_of(nest)
-        groups = _group_options(spec, steps, len(rows))
+        for outer in (False, True) if rows else (False,):
+            mp = Mapping(m0, (k0, s0), (s0, n0), ("KN", "KN"), (True,), (True,), (), outer)
+            batch = {
+                ("k", 0): arr[:, 0],
+                ("n", 0): arr[:, 1],
+                ("k", 1): arr[:, 1],
+                ("n", 1): arr[:, 2],
+            }
+            nest = build_nest(spec, mp, batch)
+            steps = steps_of(nest)
+            groups = _group_options(spec, steps, len(rows))
 
-        def make(choice: tuple, i: int, arr=arr) -> Mapping:
-            k, s, n = (int(x) for x in arr[i])
-            kept = not any(key == "O0" for key, _ in choice)
-            return Mapping(m0, (k, s), (s, n), ("KN", "KN"), (True,), (kept,), choice)
+            def make(choice: tuple, i: int, arr=arr, outer=outer) -> Mapping:
+                k, s, n = (int(x) for x in arr[i])
+                kept = not any(key == "O0" for key, _ in choice)
+                return Mapping(m0, (k, s), (s, n), ("KN", "KN"), (True,), (kept,), choice, outer)
 
-        _combine(groups, steps, len(arr), make, found)
+            _combine(groups, steps, len(arr), make, found)
 
 
 def _lone_nest(spec: SegmentSpec, m0: int, e: int, k0: Any, n0: Any, order: str) -> list:

@@ -81,10 +81,13 @@ def skeletons(spec):
                     continue
                 for order in itertools.product(("KN", "NK"), repeat=2):
                     for kept in (True, False):
-                        base = Mapping(m0, (k0, kb), (na, n0), order, (shared,), (kept,), ())
-                        nest = build_nest(spec, base)
-                        if nest is not None:
-                            yield base, nest
+                        for outer in (False, True) if shared else (False,):
+                            base = Mapping(
+                                m0, (k0, kb), (na, n0), order, (shared,), (kept,), (), outer
+                            )
+                            nest = build_nest(spec, base)
+                            if nest is not None:
+                                yield base, nest
 
 
 def placements(spec, base, nest, canonical_only=False):
@@ -108,7 +111,7 @@ def placements(spec, base, nest, canonical_only=False):
 def all_mappings(spec, canonical_only=False):
     for base, nest in skeletons(spec):
         for placement in itertools.product(*placements(spec, base, nest, canonical_only)):
-            yield Mapping(*list(base.__dict__.values())[:6], placement)
+            yield Mapping(*list(base.__dict__.values())[:6], placement, base.outer)
 
 
 def brute_front(spec, canonical_only=False):
@@ -357,6 +360,14 @@ def trace_nest(chain, mp):
             node = lp
         body.append(node)
         e += 1
+    if mp.outer:  # the shared loop outside the row loops
+        (s,) = body
+        inner = s.body
+        for lp in reversed(loops):
+            lp.body = inner
+            inner = [lp]
+        s.body = inner
+        return [e.text for e in entries], rows, [s]
     for lp in reversed(loops):
         lp.body = body
         body = [lp]
@@ -434,18 +445,27 @@ def template_mapping(chain, segment, spec, plan):
         return name
 
     first, last = plan.path[0], plan.path[-1]
+    shared = tuple(plan.path[e].n1 > 1 for e in range(E - 1))
+    flash = first.template == "FlashN" and E == 2 and shared[0]
+    slab = f"{spec.names[0]}/{spec.names[1]}.S"
+
+    def resident(e):
+        where = at_rows("W", e)
+        return slab if flash and where == "top" else where
+
     placement = [("A0", f"{spec.names[0]}.K" if first.k1 > 1 else at_rows("A", 0))]
     for e, ch in enumerate(plan.path):
-        placement.append((f"W{e}", "stream" if ch.streamed else at_rows("W", e)))
+        placement.append((f"W{e}", "stream" if ch.streamed else resident(e)))
     placement.append((f"O{E - 1}", f"{spec.names[-1]}.N" if last.n1 > 1 else at_rows("O", E - 1)))
     return Mapping(
         plan.m0,
         tuple(ch.k0 // s.k_whole for ch, s in zip(plan.path, shapes)),
         tuple(ch.n0 // s.n_whole for ch, s in zip(plan.path, shapes)),
         tuple("NK" if ch.template == "TiledKN" else "KN" for ch in plan.path),
-        tuple(plan.path[e].n1 > 1 for e in range(E - 1)),
+        shared,
         (True,) * (E - 1),
         tuple(placement),
+        flash and bool(rows),
     )
 
 
@@ -455,7 +475,10 @@ def template_mapping(chain, segment, spec, plan):
         ("gpt3-ffn", None, "ffmt"),
         ("gpt3-attention", None, "ffmt"),
         ("gpt3-attention", None, "flat"),
+        ("gpt3-attention", None, "flash"),
+        ("gpt3-ffn", None, "flash"),
         ("bert-attention", None, "ffmt"),
+        ("bert-attention", None, "flash"),
         ("three", None, "ffmt"),
         ("three", None, "flat"),
         ("gpt3-6.7b-block", 2, "ffmt"),
@@ -512,7 +535,7 @@ def preset_fronts():
     out = {}
     for name in PRESETS:
         chain = load_chain(resolve_workload(name))
-        out[name] = (chain, fuse(chain), uneven_front(chain))
+        out[name] = (chain, fuse(chain, extra_strategies=("flat", "flash")), uneven_front(chain))
     return out
 
 
@@ -521,6 +544,9 @@ def test_uneven_is_never_above_tiled_or_best_segmentation(preset_fronts, name):
     _chain, result, uneven = preset_fronts[name]
     assert below_everywhere(uneven, result.tiled)
     assert below_everywhere(uneven, result.best_segmentation)
+    # two-product runs: the FLAT-like and FlashAttention-like templates are inside too
+    assert below_everywhere(uneven, result.strategies["flat"])
+    assert below_everywhere(uneven, result.strategies["flash"])
 
 
 def test_uneven_beats_tiled_somewhere_on_the_ffn(preset_fronts):
