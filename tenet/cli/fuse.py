@@ -150,6 +150,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         args.word_bits = chain.word_bits
     if args.chimera:
+        if args.space != "templates":
+            raise InputError("--space uneven does not go with --chimera", "--space")
         report = _chimera(args, chain)
         if args.format == "json":
             emit(to_json(report) + "\n", args.output)

@@ -723,3 +723,12 @@ def test_cli_at_empty_size_is_refused(capsys):
     rc, _, err = run_cli(["fuse", "-w", "gpt3-ffn", "--at", "10MiB,"], capsys)
     assert rc == 2
     assert len(err.strip().splitlines()) == 1 and "--at" in err
+
+
+def test_cli_uneven_with_chimera_is_refused(capsys):
+    rc, _, err = run_cli(
+        ["fuse", "-w", "bert-attention", "--chimera", "--order", "hmlkn", "--space", "uneven"],
+        capsys,
+    )
+    assert rc == 2
+    assert len(err.strip().splitlines()) == 1 and "--space" in err
