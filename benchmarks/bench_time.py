@@ -11,22 +11,14 @@ from __future__ import annotations
 
 import argparse
 import subprocess
-import time
 from pathlib import Path
+
+from bench_analyze import best_of
 
 from tenet import analyze, load_arch, load_dataflow, load_experiment, load_workload
 from tenet.report.tables import render
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def best_of(repeat: int, fn) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def experiments(data: Path) -> list[Path]:
