@@ -642,26 +642,61 @@ def _group_options(
     return groups
 
 
-def _relevant_probes(groups: list[list[_Option]], steps: list[Step]) -> list[tuple]:
-    """Probes whose live set is not contained in another probe's for every choice (words
-    are never negative, so only these can hold the peak)."""
-    every = probes(steps)
-    tiles = [t for options in groups for o in options for t in o.tiles]
-    matrix = np.array([[live(t, steps, p) for p in every] for t in tiles], dtype=bool)
-    columns = {}
-    for j in range(matrix.shape[1]):
-        columns.setdefault(matrix[:, j].tobytes(), j)
-    keep = list(columns.values())
+def _live_vector(tile: Tile, steps: list[Step], every: list[tuple], cache: dict) -> np.ndarray:
+    """Whether the tile is live at each probe of `every` (tiles of the same users, position
+    and L* share one vector)."""
+    key = (tuple(tile.users), tile.depth, tile.star)
+    if key not in cache:
+        cache[key] = _live_array(tile, steps, cache)
+    return cache[key]
+
+
+def _patterns(steps: list[Step], s: int, cache: dict) -> np.ndarray:
+    """Every first/middle/last pattern of step s's loops, in `probes` order."""
+    key = ("patterns", s)
+    if key not in cache:
+        options = [(FIRST, LAST) if lp.two else (FIRST, MIDDLE, LAST) for lp in steps[s].path]
+        rows = list(itertools.product(*options))
+        cache[key] = np.array(rows, dtype=np.int8).reshape(len(rows), len(options))
+    return cache[key]
+
+
+def _live_array(tile: Tile, steps: list[Step], cache: dict) -> np.ndarray:
+    """`live` at every probe, one step's patterns at a time (the same rule, vectorized)."""
     out = []
-    for j in keep:
-        col = matrix[:, j]
-        if any(
-            i != j and np.all(matrix[:, i] >= col) and not np.array_equal(matrix[:, i], col)
-            for i in keep
-        ):
+    first, last = steps[tile.users[0]], steps[tile.users[-1]]
+    for s, here in enumerate(steps):
+        patterns = _patterns(steps, s, cache)
+        if tile.depth == STREAM:
+            out.append(np.full(len(patterns), s == tile.users[0]))
             continue
-        out.append(every[j])
-    return out
+        q_first, q_last = _common(here, first), _common(here, last)
+        if min(q_first, q_last) < tile.star:
+            out.append(np.zeros(len(patterns), dtype=bool))
+            continue
+        after = (patterns[:, tile.star : q_first] != FIRST).any(axis=1)
+        if s == tile.users[0] or here.address[q_first] > first.address[q_first]:
+            after[:] = True
+        before = (patterns[:, tile.star : q_last] != LAST).any(axis=1)
+        if s == tile.users[-1] or here.address[q_last] < last.address[q_last]:
+            before[:] = True
+        out.append(after & before)
+    return np.concatenate(out)
+
+
+def _relevant_probes(tiles: list[Tile], steps: list[Step], every: list[tuple], cache: dict):
+    """Indices of the probes whose live set is not contained in another probe's for every
+    choice of tiles (words are never negative, so only these can hold the peak)."""
+    if not tiles:
+        return np.arange(min(1, len(every)))
+    matrix = np.array([_live_vector(t, steps, every, cache) for t in tiles], dtype=bool)
+    _, first = np.unique(matrix, axis=1, return_index=True)
+    first = np.sort(first)
+    columns = matrix[:, first]
+    covers = (columns[:, :, None] >= columns[:, None, :]).all(axis=0)  # i covers j
+    np.fill_diagonal(covers, False)
+    dominated = covers.any(axis=0)
+    return first[~dominated]
 
 
 @dataclass
@@ -682,7 +717,10 @@ def _combine(
 ) -> None:
     """Every choice of one option per group: buffer (peak over probes) and accesses,
     vectorized over the batch of n tile sizes; keeps each choice's ski slope."""
-    keep_probes = _relevant_probes(groups, steps)
+    every = probes(steps)
+    cache: dict = {}
+    tiles = [t for options in groups for o in options for t in o.tiles]
+    keep_probes = _relevant_probes(tiles, steps, every, cache)
     contrib = []
     for options in groups:
         per = []
@@ -691,9 +729,8 @@ def _combine(
             traffic = np.zeros(n, dtype=np.int64)
             for t in o.tiles:
                 w = _broadcast(t.words, n)
-                for j, p in enumerate(keep_probes):
-                    if live(t, steps, p):
-                        words[j] += w
+                alive = _live_vector(t, steps, every, cache)[keep_probes]
+                words[alive] += w
                 traffic += _broadcast(t.traffic, n)
             per.append((words, traffic))
         contrib.append(per)
@@ -1176,22 +1213,27 @@ def _block_choices(spec: SegmentSpec, m0: int, block: tuple[int, ...]) -> _Block
         else:
             groups.append([_Option((), [_held(spec, steps, m0, last, "out", rows)])])
         every = probes(steps)
+        cache: dict = {}
+
+        def is_local(t: Tile) -> bool:
+            return t.depth == STREAM or t.star >= rows
+
+        local_tiles = [t for g in groups for o in g for t in o.tiles if is_local(t)]
+        keep_probes = _relevant_probes(local_tiles, steps, every, cache)
         contrib = []
         for options in groups:
             per = []
             for o in options:
-                local = np.zeros((len(every), n), dtype=np.int64)
+                local = np.zeros((len(keep_probes), n), dtype=np.int64)
                 persistent = np.zeros(n, dtype=np.int64)
                 traffic = np.zeros(n, dtype=np.int64)
                 for t in o.tiles:
                     w = _broadcast(t.words, n)
                     traffic += _broadcast(t.traffic, n)
-                    if t.depth != STREAM and t.star < rows:
+                    if not is_local(t):
                         persistent += w
                         continue
-                    for j, p in enumerate(every):
-                        if live(t, steps, p):
-                            local[j] += w
+                    local[_live_vector(t, steps, every, cache)[keep_probes]] += w
                 per.append((local, persistent, traffic))
             contrib.append(per)
         for pick in itertools.product(*(range(len(g)) for g in groups)):

@@ -266,7 +266,7 @@ def long_brute_front(spec):
 
 
 THREE_SIZES = [
-    {"m": 3, "k": 1, "n": 2, "p": 2, "q": 2},
+    {"m": 3, "k": 1, "n": 2, "p": 2, "q": 1},
     pytest.param({"m": 9, "k": 2, "n": 3, "p": 2, "q": 2}, marks=pytest.mark.slow),
     pytest.param({"m": 3, "k": 2, "n": 2, "p": 3, "q": 2}, marks=pytest.mark.slow),
 ]
@@ -382,10 +382,15 @@ def run_trace(chain, mp):
 @pytest.mark.parametrize("chain", [ffn(4, 2, 4, 2), att(2, 2, 4, 2, 2, 2)], ids=["ffn", "att"])
 def test_trace_reproduces_sampled_mappings(chain):
     spec = segment_spec(chain, [0, 1])
-    mappings = list(all_mappings(spec))
     rng = random.Random(13)
+    bases = list(skeletons(spec))
+    mappings = []
+    for _ in range(160):  # a random skeleton, then every tensor at a random position
+        base, nest = rng.choice(bases)
+        placement = tuple(rng.choice(o) for o in placements(spec, base, nest))
+        mappings.append(Mapping(*list(base.__dict__.values())[:6], placement, base.outer))
     checked = 0
-    for mp in rng.sample(mappings, min(250, len(mappings))):
+    for mp in mappings:
         cost = evaluate(spec, mp)
         if cost is None:
             continue
@@ -393,7 +398,7 @@ def test_trace_reproduces_sampled_mappings(chain):
         assert out.errors == [], (mp, out.errors[:3])
         assert (out.peak, out.traffic) == cost, mp
         checked += 1
-    assert checked > 50
+    assert checked > 40
 
 
 def test_trace_reproduces_front_mappings():
