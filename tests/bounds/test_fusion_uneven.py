@@ -554,6 +554,12 @@ def test_uneven_is_never_above_tiled_or_best_segmentation(preset_fronts, name):
     assert below_everywhere(uneven, result.strategies["flash"])
 
 
+def test_uneven_without_segmentation_is_never_above_tiled():
+    rng = random.Random(3)
+    for chain in [ffn(8, 4, 6, 4), att(), random_chain(rng), random_chain(rng)]:
+        assert below_everywhere(uneven_front(chain, segment=False), fuse(chain).tiled)
+
+
 def test_uneven_beats_tiled_somewhere_on_the_ffn(preset_fronts):
     _chain, result, uneven = preset_fronts["gpt3-ffn"]
     assert any(read_front(uneven, p["buffer"])["accesses"] < p["accesses"] for p in result.tiled)
