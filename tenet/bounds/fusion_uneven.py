@@ -65,6 +65,7 @@ from tenet.bounds.fusion import (
     untiled_front,
 )
 from tenet.bounds.snowcat import divisors, pareto_front
+from tenet.errors import InputError
 
 FIRST, MIDDLE, LAST = 0, 1, 2
 TOP = 0  # a tile above every loop of the segment
@@ -943,8 +944,8 @@ def segment_front(chain: Chain, segment: list[int], slopes: dict | None = None) 
 def lone_front(chain: Chain, e: int, slopes: dict | None = None) -> Front:
     """One einsum on its own, intermediates through the backing store: the single-einsum
     uneven space of `tenet bounds --space uneven` (per-tensor placement, ranks split into
-    several loops; merged with Snowcat), or its Snowcat slope when that module is absent
-    or the einsum is element-wise."""
+    several loops; merged with Snowcat), or its Snowcat slope when that module is absent,
+    refuses the einsum, or the einsum is element-wise."""
     if chain.einsums[e].elementwise:
         return snowcat_front(chain, e, slopes=slopes)
     try:
@@ -956,9 +957,13 @@ def lone_front(chain: Chain, e: int, slopes: dict | None = None) -> Front:
         return slopes[key]
     problem, _ = _merged_problem(chain, e)
     name = chain.einsums[e].name
+    try:
+        points = search_front(problem, "uneven").points
+    except InputError:  # the single-einsum search refuses it (too many mappings)
+        return snowcat_front(chain, e, slopes=slopes)
     front = [
         {"buffer": p.buffer, "accesses": p.accesses, "mapping": f"{name}: alone, {p.mapping}"}
-        for p in search_front(problem, "uneven").points
+        for p in points
     ]
     if slopes is not None:
         slopes[key] = front
