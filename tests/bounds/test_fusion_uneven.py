@@ -554,6 +554,14 @@ def test_uneven_is_never_above_tiled_or_best_segmentation(preset_fronts, name):
     assert below_everywhere(uneven, result.strategies["flash"])
 
 
+@pytest.mark.parametrize("name", ["gpt3-ffn", "bert-attention"])
+def test_preset_front_points_rebuild_to_their_costs(name):
+    chain = load_chain(resolve_workload(name))
+    spec = segment_spec(chain, chain.runs[0])
+    for b, a, mp in pair_front(spec):
+        assert evaluate(spec, mp) == (b, a)
+
+
 def test_uneven_without_segmentation_is_never_above_tiled():
     rng = random.Random(3)
     for chain in [ffn(8, 4, 6, 4), att(), random_chain(rng), random_chain(rng)]:
