@@ -920,6 +920,13 @@ def segment_front(chain: Chain, segment: list[int], slopes: dict | None = None) 
     products = [e for e in segment if not chain.einsums[e].elementwise]
     if len(products) < 2:
         return step_sum([lone_front(chain, e, slopes) for e in segment])
+    macs = sum(chain.size_of(chain.einsums[e].ranks) for e in products)
+    if 16 * macs >= 2**62:  # every count of the search stays below 16 x MACs
+        raise InputError(
+            f"segment {'+'.join(chain.einsums[e].name for e in products)} is too large for "
+            "the uneven search (its counts would not fit 64-bit integers)",
+            chain.source,
+        )
     spec = segment_spec(chain, segment)
     templates = untiled_front(chain, segment, slopes)
     if spec is None or len(products) > 2:

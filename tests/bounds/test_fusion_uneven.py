@@ -751,3 +751,12 @@ def test_cli_uneven_with_chimera_is_refused(capsys):
     )
     assert rc == 2
     assert len(err.strip().splitlines()) == 1 and "--space" in err
+
+
+def test_a_segment_too_large_for_64_bit_counts_is_refused():
+    from tenet.bounds.fusion_uneven import segment_front
+    from tenet.errors import InputError
+
+    chain = ffn(2**40, 2**12, 2**12, 2**12)
+    with pytest.raises(InputError, match="too large for the uneven search"):
+        segment_front(chain, [0, 1])
