@@ -1310,14 +1310,16 @@ def _minkowski(a: tuple[np.ndarray, np.ndarray, list], b: tuple[np.ndarray, np.n
 
 
 def long_front(spec: SegmentSpec) -> list[tuple[int, int, Mapping]]:
-    """Ski slope of a segment of three or more products over the block nests above (row
-    tiles whose innermost row loop has one or at least three trips)."""
+    """Ski slope of a segment of three or more products over the block nests above. With
+    two trips in the innermost row loop (no middle row tile), only mappings that keep no
+    tile across row tiles are searched: their peak is the largest block peak."""
     E = spec.products
     found_buffer, found_accesses, found = [], [], []
     for m0 in divisors(spec.m):
         rows = row_loops(spec, m0)
-        if rows is None or (rows and rows[-1].two):
+        if rows is None:
             continue
+        two = bool(rows) and rows[-1].two  # no middle row tile: keep nothing across them
         cache: dict[tuple[int, ...], _BlockChoices] = {}
         for structure in _structures(E):
             blocks = []
@@ -1325,7 +1327,16 @@ def long_front(spec: SegmentSpec) -> list[tuple[int, int, Mapping]]:
                 if len(block) == 2 and spec.c[block[0] + 1] == 1:
                     break
                 if block not in cache:
-                    cache[block] = _prune_block(_block_choices(spec, m0, block))
+                    choices = _prune_block(_block_choices(spec, m0, block))
+                    if two:
+                        idx = np.flatnonzero(choices.kept == 0)
+                        choices = _BlockChoices(
+                            choices.peak[idx],
+                            choices.kept[idx],
+                            choices.accesses[idx],
+                            [choices.parts[i] for i in idx],
+                        )
+                    cache[block] = choices
                 blocks.append(cache[block])
             else:
                 levels = np.unique(np.concatenate([b.peak for b in blocks]))
