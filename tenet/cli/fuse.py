@@ -171,6 +171,8 @@ def run(args: argparse.Namespace) -> int:
     arch = load_arch(resolve_arch(args.arch)) if args.arch else None
     if arch is not None and not arch.levels:
         raise InputError("the arch has no 'levels' (a memory hierarchy)", arch.source, "levels")
+    if args.space == "uneven" and args.buffer_rule != "live":
+        raise InputError("--space uneven counts the live buffer only", "--buffer-rule")
     texts = [t.strip() for text in args.at for t in text.split(",")]
     if any(not t for t in texts):
         raise InputError("an empty size (write --at 10MiB,257MiB)", "--at")
@@ -186,8 +188,6 @@ def run(args: argparse.Namespace) -> int:
         )
     uneven = None
     if args.space == "uneven":
-        if args.buffer_rule != "live":
-            raise InputError("--space uneven counts the live buffer only", "--buffer-rule")
         with progress_bar("searching the uneven space") as tick:
             uneven = uneven_front(chain, not args.no_segmentation, progress=tick)
     report = fusion_report(result, at)
