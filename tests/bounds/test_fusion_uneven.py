@@ -183,7 +183,7 @@ def test_search_equals_brute_force_over_every_position(chain):
     [
         ffn(6, 3, 2, 2),
         pytest.param(ffn(8, 4, 6, 2), marks=pytest.mark.slow),
-        att(2, 4, 4, 2, 2, 2),
+        pytest.param(att(2, 4, 4, 2, 2, 2), marks=pytest.mark.slow),
     ],
     ids=["ffn6322", "ffn8462", "att"],
 )
@@ -562,7 +562,9 @@ def test_uneven_is_never_above_tiled_or_best_segmentation(preset_fronts, name):
     assert below_everywhere(uneven, result.strategies["flash"])
 
 
-@pytest.mark.parametrize("name", ["gpt3-ffn", "bert-attention"])
+@pytest.mark.parametrize(
+    "name", ["gpt3-ffn", pytest.param("bert-attention", marks=pytest.mark.slow)]
+)
 def test_preset_front_points_rebuild_to_their_costs(name):
     chain = load_chain(resolve_workload(name))
     spec = segment_spec(chain, chain.runs[0])
@@ -691,7 +693,8 @@ def test_cli_without_the_flag_has_no_uneven_front(capsys):
 
 def test_cli_table_shows_uneven_and_the_floor(capsys):
     rc, out, err = run_cli(
-        ["fuse", "-w", "gpt3-ffn", "--space", "uneven", "--at", "10MiB", "--wide"], capsys
+        ["fuse", "-w", "gpt3-ffn", "--space", "uneven", "--no-segmentation", "--at", "10MiB"],
+        capsys,
     )
     assert rc == 0, err
     assert "uneven space (ski slope)" in out and "floor" in out
