@@ -88,7 +88,7 @@ def step_sum(fronts: list[Front]) -> Front:
 # --- per-einsum Snowcat fronts ----------------------------------------------------------
 
 
-def _merged_problem(chain: Chain, e: int) -> tuple[Problem, dict[str, int]]:
+def merged_problem(chain: Chain, e: int) -> tuple[Problem, dict[str, int]]:
     """Snowcat problem of einsum `e` with ranks of identical tensor membership merged (their
     tilings and orders give the same costs, and divisors of a product are products of
     divisors), plus each tensor's exact size."""
@@ -128,7 +128,7 @@ def snowcat_front(
         if key not in slopes:
             slopes[key] = snowcat_front(chain, e, on_chip, label)
         return slopes[key]
-    problem, sizes = _merged_problem(chain, e)
+    problem, sizes = merged_problem(chain, e)
     space = build_mapspace(problem)
     buffer = np.zeros(len(space), dtype=np.int64)
     accesses = np.zeros(len(space), dtype=np.int64)
@@ -603,7 +603,7 @@ def compositions(count: int) -> Iterator[list[int]]:
         yield lengths
 
 
-def _label(front: Front, text: str) -> Front:
+def label_segments(front: Front, text: str) -> Front:
     return [{**p, "parts": [{**q, "segments": text} for q in p.get("parts", [p])]} for p in front]
 
 
@@ -672,7 +672,7 @@ def fuse(
     strategies: dict[str, list[Front]] = {s: [] for s in extra_strategies}
     best_runs = []
     for run in runs:
-        run_fronts["untiled"].append(_label(untiled(run), "untiled fusion of the run"))
+        run_fronts["untiled"].append(label_segments(untiled(run), "untiled fusion of the run"))
         tick()
         run_fronts["tiled"].append(fused(run, strategy))
         tick()
@@ -695,7 +695,7 @@ def fuse(
                     pieces.append(
                         pareto(sorted(options, key=lambda p: (p["buffer"], p["accesses"])))
                     )
-                candidates.extend(_label(step_sum(pieces), text))
+                candidates.extend(label_segments(step_sum(pieces), text))
                 tick()
             best_runs.append(pareto(sorted(candidates, key=lambda p: (p["buffer"], p["accesses"]))))
     return FusionResult(

@@ -50,10 +50,10 @@ from tenet.bounds.chain import Chain
 from tenet.bounds.fusion import (
     Front,
     ProductShape,
-    _label,
-    _merged_problem,
     chain_ops,
     compositions,
+    label_segments,
+    merged_problem,
     pareto,
     points_json,
     product_shape,
@@ -962,7 +962,7 @@ def lone_front(chain: Chain, e: int, slopes: dict | None = None) -> Front:
     key = ("uneven", e)
     if slopes is not None and key in slopes:
         return slopes[key]
-    problem, _ = _merged_problem(chain, e)
+    problem, _ = merged_problem(chain, e)
     name = chain.einsums[e].name
     try:
         points = search_front(problem, "uneven").points
@@ -1006,7 +1006,7 @@ def uneven_front(
                 segments.append([e for u in parts[start : start + length] for e in u])
                 start += length
             text = " | ".join("+".join(chain.einsums[e].name for e in seg) for seg in segments)
-            candidates.extend(_label(step_sum([seg_front(s) for s in segments]), text))
+            candidates.extend(label_segments(step_sum([seg_front(s) for s in segments]), text))
             done += 1
             if progress:
                 progress(done, total)
