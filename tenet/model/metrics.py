@@ -32,7 +32,7 @@ TENSOR_FIELDS = (
 )
 
 #: The dotted keys of analyze's JSON that follow the schedule step by step (docs/metrics.md,
-#: "Schedule time"); `analyze --symbolic` and the network totals do not give them.
+#: "Schedule time"); `analyze --symbolic` does not give them.
 SCHEDULE_TIME_KEYS = (
     "delay.steps",
     "delay.schedule",
@@ -522,7 +522,9 @@ class SideVolumes(_Fieldwise):
 class Totals:
     """Runs executed one after another on one array (a network's layers): `a + b` is both,
     `n * a` is `a` n times. Counts, delays, volumes, accesses and energy add up; active_pes
-    is the largest; the ratios are recomputed from the sums (docs/networks.md)."""
+    is the largest; the ratios are recomputed from the sums (docs/networks.md). The schedule
+    delays add up and the peak words per step are the largest, when every run has them
+    (`schedule` is None otherwise)."""
 
     pe_count: int
     layers: int = 0
@@ -540,6 +542,7 @@ class Totals:
     )
     accesses: Accesses = Accesses(0, 0, 0, 0)
     energy_exact: Fraction = Fraction(0)
+    schedule: ScheduleTotals | None = field(default_factory=lambda: ScheduleTotals(0, 0, 0, 0))
 
     @classmethod
     def of(cls, analysis: Analysis) -> Totals:
@@ -565,6 +568,7 @@ class Totals:
             volumes=volumes,
             accesses=accesses,
             energy_exact=analysis.energy_exact,
+            schedule=ScheduleTotals.of(analysis) if analysis.step_counts is not None else None,
         )
 
     def __add__(self, other: Any) -> Totals:
@@ -589,6 +593,11 @@ class Totals:
             volumes={side: self.volumes[side] + other.volumes[side] for side in SIDES},
             accesses=self.accesses + other.accesses,
             energy_exact=self.energy_exact + other.energy_exact,
+            schedule=(
+                self.schedule + other.schedule
+                if self.schedule is not None and other.schedule is not None
+                else None
+            ),
         )
 
     def __rmul__(self, count: int) -> Totals:
@@ -607,6 +616,7 @@ class Totals:
             volumes={side: count * self.volumes[side] for side in SIDES},
             accesses=count * self.accesses,
             energy_exact=count * self.energy_exact,
+            schedule=count * self.schedule if self.schedule is not None else None,
         )
 
     @property
@@ -634,7 +644,7 @@ class Totals:
 
     def to_dict(self) -> dict[str, Any]:
         """The `total` object of `tenet analyze -n`'s JSON."""
-        return {
+        out = {
             "layers": self.layers,
             "instances": self.instances,
             "macs": self.macs,
@@ -655,6 +665,51 @@ class Totals:
             "energy": self.energy,
             "bandwidth": {"ibw": self.ibw, "sbw": self.sbw},
         }
+        if self.schedule is not None:
+            out["delay"].update(
+                steps=self.time_steps,
+                schedule=self.schedule.schedule,
+                overlapped=self.schedule.overlapped,
+            )
+            out["utilization_schedule"] = utilization(
+                self.macs, self.pe_count, self.schedule.schedule
+            )
+            out["bandwidth"].update(
+                peak_ingress=self.schedule.peak_ingress, peak_egress=self.schedule.peak_egress
+            )
+        return out
+
+
+@dataclass(frozen=True)
+class ScheduleTotals:
+    """Schedule time of runs one after another: delays add, peaks are the largest."""
+
+    schedule: int
+    overlapped: int
+    peak_ingress: int
+    peak_egress: int
+
+    @classmethod
+    def of(cls, analysis: Analysis) -> ScheduleTotals:
+        return cls(
+            analysis.schedule_delay,
+            analysis.overlapped_delay,
+            analysis.peak_ingress,
+            analysis.peak_egress,
+        )
+
+    def __add__(self, other: ScheduleTotals) -> ScheduleTotals:
+        return ScheduleTotals(
+            self.schedule + other.schedule,
+            self.overlapped + other.overlapped,
+            max(self.peak_ingress, other.peak_ingress),
+            max(self.peak_egress, other.peak_egress),
+        )
+
+    def __rmul__(self, count: int) -> ScheduleTotals:
+        return ScheduleTotals(
+            count * self.schedule, count * self.overlapped, self.peak_ingress, self.peak_egress
+        )
 
 
 def arch_constants(arch: Arch) -> dict[str, Any]:

@@ -229,6 +229,21 @@ def test_totals_are_sums_of_independent_analyses(small_network, independent):
     assert total["macs"] == 2 * 8 * 3 * 6 * 5 * 9 + 8 * 6 * 6 * 9 + 4 * 10 * 12 + 3 * 2 * 8 * 8 * 4
 
 
+def test_schedule_time_totals_of_independent_analyses(small_network, independent):
+    """Layers run one after another: schedule and overlapped delays and steps add up (each
+    layer `count` times), the busiest step is the busiest of any layer."""
+    total = analyze_network(
+        load_network(small_network), load_arch(ARCHS / "systolic-8x8.yaml"), DATAFLOWS
+    ).to_dict()["total"]
+    runs = [(n, r) for _, n, r in independent]
+    for key in ("steps", "schedule", "overlapped"):
+        assert total["delay"][key] == sum(n * r["delay"][key] for n, r in runs), key
+    for key in ("peak_ingress", "peak_egress"):
+        assert total["bandwidth"][key] == max(r["bandwidth"][key] for _, r in runs), key
+    schedule = total["delay"]["schedule"]
+    assert total["utilization_schedule"] == pytest.approx(total["macs"] / (64 * schedule))
+
+
 def test_identical_layers_are_analyzed_once(tmp_path, monkeypatch):
     data = {"layers": [dict(SMALL_NETWORK["layers"][2], name=f"fc{n}") for n in range(3)]}
     network = load_network(write_yaml(tmp_path, "same", data))

@@ -317,10 +317,15 @@ def test_network_totals_are_the_sums_of_independent_layer_analyses(tmp_path):
         total["volumes"]["write"],
         added(lambda r: r["delay"]["compute"]),
     )
-    assert total["bandwidth"] == {
+    assert {k: total["bandwidth"][k] for k in ("ibw", "sbw")} == {
         "ibw": (read["spatial_reuse"] + write["spatial_reuse"]) / compute,
         "sbw": (read["unique"] + write["unique"]) / compute,
     }
+    # Schedule time: delays add, the busiest step is the busiest layer's.
+    for key in ("steps", "schedule", "overlapped"):
+        assert total["delay"][key] == added(lambda r, key=key: r["delay"][key]), key
+    for key in ("peak_ingress", "peak_egress"):
+        assert total["bandwidth"][key] == max(row["bandwidth"][key] for _, row, _, _ in rows)
     # The typed totals: `+` and `n *` of one run's totals.
     assert result.total == sum((n * Totals.of(a) for n, a in runs), Totals(64))
     assert [layer.analysis.to_dict() for layer in result.layers] == [a.to_dict() for _, a in runs]
