@@ -300,13 +300,7 @@ def keep(spec: SegmentSpec, steps: list[Step], e: int) -> Tile:
     producer = next(i for i, s in enumerate(steps) if s.product == e)
     consumer = next(i for i, s in enumerate(steps) if s.product == e + 1)
     a, b = steps[producer], steps[consumer]
-    common = 0
-    while (
-        common < min(len(a.path), len(b.path))
-        and a.address[common] == b.address[common]
-        and a.path[common] is b.path[common]
-    ):
-        common += 1
+    common = _common(a, b)
     above = a.path[:common]
     dims = tensor_dims(spec, "O", e)
     star = max((i + 1 for i, lp in enumerate(above) if indexes(spec, lp, dims)), default=0)
@@ -328,6 +322,7 @@ def probes(steps: list[Step]) -> list[tuple[int, tuple[int, ...]]]:
 
 
 def _common(a: Step, b: Step) -> int:
+    """How many enclosing loops two steps share (the same loop at the same address)."""
     q = 0
     while (
         q < min(len(a.path), len(b.path))

@@ -18,8 +18,8 @@ from tenet.bounds.snowcat import (
     BoundResult,
     Problem,
     area_split,
+    front_points,
     lookup,
-    mapping_text,
     word_count,
 )
 from tenet.bounds.uneven import SpaceFront, search_front
@@ -31,18 +31,6 @@ COMPARED_SPACES = (
     ("uneven", "uneven", False),
     ("uneven-imperfect", "uneven", True),
 )
-
-
-def snowcat_points(result: BoundResult) -> list[dict[str, Any]]:
-    """The Snowcat front of `evaluate` as JSON points (tiles per rank, outer order, kept)."""
-    return [
-        {
-            "buffer": int(result.buffer[i]),
-            "accesses": int(result.accesses[i]),
-            **mapping_text(result, i),
-        }
-        for i in result.front.tolist()
-    ]
 
 
 def space_points(front: SpaceFront) -> list[dict[str, Any]]:
@@ -151,7 +139,7 @@ def bounds_report(result: BoundResult, word_bits: int = 16, at: Sequence[str] = 
     """The report of today's Snowcat search (`evaluate`); `mesas` as in `slope_report`."""
     return slope_report(
         result.problem,
-        snowcat_points(result),
+        front_points(result),
         result.mappings,
         result.bypass,
         word_bits,

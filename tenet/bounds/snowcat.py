@@ -398,6 +398,18 @@ def mapping_text(result: BoundResult, index: int) -> dict[str, Any]:
     return {"mapping": text, "tiles": tiles, "order": order, "kept": kept}
 
 
+def front_points(result: BoundResult) -> list[dict[str, Any]]:
+    """The Snowcat front of `evaluate` as JSON points (tiles per rank, outer order, kept)."""
+    return [
+        {
+            "buffer": int(result.buffer[i]),
+            "accesses": int(result.accesses[i]),
+            **mapping_text(result, i),
+        }
+        for i in result.front.tolist()
+    ]
+
+
 def word_count(text: str, word_bits: int, flag: str = "--at") -> int:
     """'1MiB', '512KB', '4096' (words) -> words; errors name `flag`."""
     return size_in_words(text, word_bits, flag, None)
@@ -449,16 +461,7 @@ def bound_at_capacity(workload: Workload, arch: Arch, analysis: Analysis) -> dic
     and their ratio (a comparison with the Snowcat front, not an optimality gap)."""
     capacity = arch.pe_count * arch.memory.l1_words + arch.memory.l2_words
     problem = problem_from_workload(workload)
-    result = evaluate(problem, bypass=False)
-    front = [
-        {
-            "buffer": int(result.buffer[i]),
-            "accesses": int(result.accesses[i]),
-            **mapping_text(result, i),
-        }
-        for i in result.front.tolist()
-    ]
-    point = lookup(front, capacity)
+    point = lookup(front_points(evaluate(problem, bypass=False)), capacity)
     # Charged like the front: inputs once per fetch, outputs read-modify-write (2W - |O|).
     traffic = 0
     for tensor in problem.tensors:
