@@ -12,6 +12,7 @@ from typing import Any
 import islpy as isl
 
 from tenet.errors import InputError
+from tenet.model.components import Components
 from tenet.model.topology import generate
 from tenet.util.io import (
     check_keys,
@@ -103,6 +104,7 @@ class Arch:
     energy: Energy = field(default_factory=Energy)
     source: str | None = None
     levels: list[MemoryLevel] = field(default_factory=list)
+    components: Components | None = None  # per-action pJ and per-instance µm² (cost model)
 
 
 def pe_domain_from_shape(shape: list[int], name: str = "PE") -> isl.UnionSet:
@@ -382,4 +384,6 @@ def with_topology(arch: Arch, topology: str) -> Arch:
         memory=arch.memory,
         energy=arch.energy,
         source=arch.source,
+        levels=arch.levels,
+        components=arch.components,
     )
