@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from tenet.cli.common import (
+    add_cost_arguments,
     add_execution_arguments,
     add_inputs,
     add_max_isl_ops,
@@ -78,6 +79,7 @@ def add_parser(sub) -> None:
         help="say on stderr how the per-step numbers were counted: pieces, and how many were "
         "not quasi-affine and were sliced by enumerating time-coordinate values",
     )
+    add_cost_arguments(p)
     add_output(p)
     add_execution_arguments(p)  # used by -n/--network: one task per distinct layer
 

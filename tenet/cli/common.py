@@ -255,6 +255,42 @@ def check_output(args: argparse.Namespace, inputs: Sequence[tuple[str, Path]]) -
                 )
 
 
+def add_cost_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--components FILE` and `--technology NM`: the component energies and areas of the
+    cost model (docs/components.md)."""
+    group = parser.add_argument_group("component costs (docs/components.md)")
+    group.add_argument(
+        "--components",
+        metavar="FILE",
+        help="component energies/areas from an Accelergy ERT/ART YAML or a simple table; "
+        "replaces the arch's",
+    )
+    group.add_argument(
+        "--technology",
+        metavar="NM",
+        type=int,
+        help="the built-in component library at this node (nm) for an arch without one",
+    )
+
+
+def with_cost_flags(arch, args: argparse.Namespace):
+    """The arch with `--technology` (if it has no components) and `--components` applied."""
+    from dataclasses import replace
+
+    node, path = getattr(args, "technology", None), getattr(args, "components", None)
+    if node is not None and arch.components is None:
+        from tenet.model.components import check_node, technology_components
+
+        check_node(node, "--technology", None)
+        size = max(1, arch.memory.l2_words * arch.memory.word_bits // 8)
+        arch = replace(arch, components=technology_components(node, arch.memory.word_bits, size))
+    if path:
+        from tenet.formats.components_import import load_components
+
+        arch = replace(arch, components=load_components(path, arch))
+    return arch
+
+
 def load_inputs(args: argparse.Namespace):
     """(workload, arch, dataflow) from --tenet files or from -w/-a/-d."""
     from tenet.formats.presets import resolve_arch, resolve_dataflow, resolve_workload
@@ -279,7 +315,7 @@ def load_inputs(args: argparse.Namespace):
             raise InputError(f"missing {flag} (or use --tenet STATEMENT.s PE.p MAPPING.m)")
     workload_path = resolve_workload(args.workload)
     workload = load_any_workload(workload_path, overrides, args.function)
-    arch = load_arch(resolve_arch(args.arch))
+    arch = with_cost_flags(load_arch(resolve_arch(args.arch)), args)
     dataflow = load_dataflow(resolve_dataflow(args.dataflow, workload_path))
     return workload, arch, dataflow
 
@@ -298,7 +334,7 @@ def network_inputs(args: argparse.Namespace):
         raise InputError("is not available with -n/--network", "--bound")
     if not args.arch:
         raise InputError("missing -a/--arch")
-    return load_network(args.network), load_arch(resolve_arch(args.arch))
+    return load_network(args.network), with_cost_flags(load_arch(resolve_arch(args.arch)), args)
 
 
 @contextlib.contextmanager

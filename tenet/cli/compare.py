@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from tenet.cli.common import (
+    add_cost_arguments,
     add_function_argument,
     add_max_isl_ops,
     add_output,
@@ -56,18 +57,20 @@ def add_parser(sub) -> None:
     add_set_argument(group)
     add_function_argument(group)
     add_max_isl_ops(p, "isl operations limit per analysis")
+    add_cost_arguments(p)
     add_output(p)
     p.add_argument("--plot", metavar="FILE.png", help="also draw a grouped bar chart")
 
 
 def compare_archs(args: argparse.Namespace) -> list:
     """The archs of `tenet compare`: several -a files, or topologies on one PE array."""
+    from tenet.cli.common import with_cost_flags
     from tenet.formats.presets import resolve_arch
     from tenet.model.arch import load_arch, with_topology
 
     if not args.arch:
         raise InputError("give at least one -a/--arch")
-    archs = [load_arch(resolve_arch(a)) for a in args.arch]
+    archs = [with_cost_flags(load_arch(resolve_arch(a)), args) for a in args.arch]
     if args.topologies:
         if len(archs) != 1:
             raise InputError(

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from tenet.cli.common import add_inputs, add_output, emit, load_inputs, render_results
+from tenet.cli.common import (
+    add_cost_arguments,
+    add_inputs,
+    add_output,
+    emit,
+    load_inputs,
+    render_results,
+)
 from tenet.util.limits import DEFAULT_MAX_INSTANCES
 
 EXAMPLE = "example: tenet simulate -w gemm -a systolic-8x8 -d os-systolic-8x8 --set M=16 --set N=16 --set K=16"
@@ -26,6 +33,7 @@ def add_parser(sub) -> None:
         metavar="N",
         help=f"refuse problems with more instances (default {DEFAULT_MAX_INSTANCES:,})",
     )
+    add_cost_arguments(p)
     add_output(p)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import islpy as isl
 
 from tenet.errors import InputError
-from tenet.model.components import Components
+from tenet.model.components import Components, parse_components
 from tenet.model.topology import generate
 from tenet.util.io import (
     check_keys,
@@ -322,7 +322,17 @@ def load_arch(path: str | Path) -> Arch:
     data = load_yaml(path, "arch file")
     check_keys(
         data,
-        ("name", "pe", "macs_per_pe", "interconnect", "memory", "energy", "levels"),
+        (
+            "name",
+            "pe",
+            "macs_per_pe",
+            "interconnect",
+            "memory",
+            "energy",
+            "levels",
+            "technology",
+            "components",
+        ),
         ("pe",),
         source,
     )
@@ -361,6 +371,13 @@ def load_arch(path: str | Path) -> Arch:
         levels=_levels(data.get("levels"), memory.word_bits, source),
         energy=_energy(data.get("energy"), source),
         source=source,
+        components=parse_components(
+            data.get("technology"),
+            data.get("components"),
+            memory.word_bits,
+            memory.l2_words,
+            source,
+        ),
     )
 
 
