@@ -454,6 +454,76 @@ def area_split(
     return {"best": best, "curve": options}
 
 
+def area_constants(
+    components: Any,
+    node_nm: int | None,
+    word_bits: int,
+    mac_area_um2: float | None = None,
+    byte_area_um2: float | None = None,
+) -> dict[str, dict[str, Any]] | None:
+    """The MAC area and the buffer area per byte of the area split, each `{value, unit,
+    source}`: a flag's value when given, else the arch's components (the MAC's area; the
+    scratchpad's area over its size in bytes), else the built-in library at `node_nm`
+    (a word_bits MAC; the SRAM fit's area per byte). None when one of them is unknown."""
+    from tenet.model.components import mac_values, sram_byte_area_um2
+
+    def entry(value: Any, source: str) -> dict[str, Any]:
+        return {"value": float(value), "unit": "um2", "source": source}
+
+    mac = byte = None
+    if components is not None:
+        mac = entry(components.mac_area_um2.value, components.mac_area_um2.source)
+        size = components.scratchpad_size_bytes.value
+        byte = entry(
+            components.scratchpad_area_um2.value / size,
+            f"scratchpad area / {int(size)} B: {components.scratchpad_area_um2.source}",
+        )
+    elif node_nm is not None:
+        quantity = mac_values(node_nm, word_bits)["mac_area_um2"]
+        mac = entry(quantity.value, quantity.source)
+        byte = entry(
+            sram_byte_area_um2(node_nm),
+            f"SRAM fit area per byte at {node_nm} nm (docs/components.md)",
+        )
+    if mac_area_um2:
+        mac = entry(mac_area_um2, "--mac-area-um2")
+    if byte_area_um2:
+        byte = entry(byte_area_um2, "--byte-area-um2")
+    if mac is None or byte is None:
+        return None
+    return {"mac_area_um2": mac, "byte_area_um2": byte}
+
+
+def fused_area_split(
+    report: dict[str, Any],
+    area_mm2: float,
+    constants: dict[str, dict[str, Any]],
+    bandwidth_gbps: float,
+    clock_ghz: float,
+) -> dict[str, Any]:
+    """The best area split of the unfused front and of the fused one (the best
+    segmentation, else tiled fusion) of a `tenet fuse` report, and their ratios."""
+    word_bytes = report["word_bits"] / 8
+    mac = constants["mac_area_um2"]["value"]
+    byte = constants["byte_area_um2"]["value"]
+    fused_key = "best_segmentation" if report.get("best_segmentation") else "tiled"
+    out: dict[str, Any] = {
+        "area_mm2": area_mm2,
+        "word_bits": report["word_bits"],
+        "fused_front": fused_key,
+        **constants,
+    }
+    for name, key in (("unfused", "unfused"), ("fused", fused_key)):
+        front = [p for p in report[key] if p.get("oi")]
+        out[name] = area_split(front, word_bytes, area_mm2, mac, byte, bandwidth_gbps, clock_ghz)
+    unfused, fused = out["unfused"]["best"], out["fused"]["best"]
+    out["buffer_area_ratio"] = (
+        fused["buffer_share"] / unfused["buffer_share"] if unfused["buffer_share"] else None
+    )
+    out["throughput_ratio"] = fused["gops"] / unfused["gops"] if unfused["gops"] else None
+    return out
+
+
 def bound_at_capacity(workload: Workload, arch: Arch, analysis: Analysis) -> dict[str, Any]:
     """The least traffic over Snowcat mappings at the array's on-chip capacity next to the
     dataflow's scratchpad traffic counted the same way (unique fetches of inputs; 2W - |O|

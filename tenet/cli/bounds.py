@@ -90,8 +90,24 @@ def add_parser(sub) -> None:
     group.add_argument("--bandwidth-gbps", type=float, help="backing-store bandwidth in GB/s")
     group.add_argument("--clock-ghz", type=float, default=1.0, help="clock in GHz (default 1)")
     group.add_argument("--area-mm2", type=float, help="chip area to split between buffer and MACs")
-    group.add_argument("--mac-area-um2", type=float, help="area of one MAC in um^2")
-    group.add_argument("--byte-area-um2", type=float, help="area of one buffer byte in um^2")
+    group.add_argument(
+        "--mac-area-um2",
+        type=float,
+        help="area of one MAC in um^2 (default: from the -a arch's components or --technology)",
+    )
+    group.add_argument(
+        "--byte-area-um2",
+        type=float,
+        help="area of one buffer byte in um^2 (default: from the -a arch's components or "
+        "--technology)",
+    )
+    group.add_argument(
+        "--technology",
+        type=int,
+        metavar="NM",
+        help="take the MAC and per-byte buffer areas from the built-in component library at "
+        "this node (docs/components.md)",
+    )
     add_output(p)
     p.add_argument(
         "--plot",
@@ -140,19 +156,26 @@ def run(args: argparse.Namespace) -> int:
     from tenet.report.progress import progress_bar
 
     arch = load_arch(resolve_arch(args.arch)) if args.arch else None
-    if arch is not None and not arch.levels:
-        raise InputError("the arch has no 'levels' (a memory hierarchy)", arch.source, "levels")
+    if arch is not None and not arch.levels and arch.components is None:
+        raise InputError(
+            "the arch has no 'levels' (a memory hierarchy) and no 'technology:'/'components:'",
+            arch.source,
+            "levels",
+        )
     if args.word_bits is None:
         args.word_bits = arch.memory.word_bits if arch else 16
     if args.word_bits < 1:
         raise InputError(f"must be positive, got {args.word_bits}", "--word-bits")
+    constants = area_inputs(args, arch)
     args.at = at_sizes(args.at)
     problem = bound_problem(args)
     if args.compare_spaces:
         return run_compare(args, problem)
     with progress_bar("searching the mapspace") as tick:
         report = search_report(args, problem, tick)
-    if arch is not None:
+    if constants is not None and "area_split" in report:
+        report["area_split"].update(constants)
+    if arch is not None and arch.levels:
         report["hierarchy"] = hierarchy_report(
             report["pareto"],
             arch.levels,
@@ -170,6 +193,24 @@ def run(args: argparse.Namespace) -> int:
         bound_plots(report, args.plot, curve)
     write_report(args, report, "bounds")
     return 0
+
+
+def area_inputs(args: argparse.Namespace, arch) -> dict | None:
+    """The MAC and per-byte buffer areas of the area split (flags, else the arch's
+    components, else --technology); sets the two area flags to them."""
+    from tenet.bounds.snowcat import area_constants
+    from tenet.model.components import check_node
+
+    if args.technology is not None:
+        check_node(args.technology, "--technology", None)
+    components = arch.components if arch is not None else None
+    constants = area_constants(
+        components, args.technology, args.word_bits, args.mac_area_um2, args.byte_area_um2
+    )
+    if constants is not None:
+        args.mac_area_um2 = constants["mac_area_um2"]["value"]
+        args.byte_area_um2 = constants["byte_area_um2"]["value"]
+    return constants
 
 
 def search_report(args: argparse.Namespace, problem, tick) -> dict:

@@ -77,6 +77,20 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--macs-per-cycle", type=float, help="peak MACs per cycle (for the bottleneck)")
     p.add_argument("--clock-ghz", type=float, default=1.0, help="clock in GHz (default 1)")
+    area = p.add_argument_group(
+        "area split: the best buffer/MAC split of a chip area, unfused and fused"
+    )
+    area.add_argument("--area-mm2", type=float, help="chip area to split between buffer and MACs")
+    area.add_argument("--bandwidth-gbps", type=float, help="backing-store bandwidth in GB/s")
+    area.add_argument("--mac-area-um2", type=float, help="area of one MAC in um^2")
+    area.add_argument("--byte-area-um2", type=float, help="area of one buffer byte in um^2")
+    area.add_argument(
+        "--technology",
+        type=int,
+        metavar="NM",
+        help="MAC and per-byte buffer areas from the built-in component library at this node "
+        "(docs/components.md); the -a arch's technology: when it has one",
+    )
     group = p.add_argument_group("Chimera (HPCA 2023) analytical optimizer")
     group.add_argument("--chimera", action="store_true", help="use Chimera's model instead")
     group.add_argument("--order", help="block order, outermost first: 'mlkn' or 'm,l,k,n'")
@@ -129,6 +143,44 @@ def _chimera(args: argparse.Namespace, chain) -> dict[str, Any]:
     return one
 
 
+def _area_constants(args: argparse.Namespace, arch, word_bits: int) -> dict | None:
+    """The MAC and per-byte areas of the area split, or None without --area-mm2."""
+    from tenet.bounds.snowcat import area_constants
+    from tenet.model.components import check_node
+
+    given = [
+        f
+        for f, v in (
+            ("--technology", args.technology),
+            ("--bandwidth-gbps", args.bandwidth_gbps),
+            ("--mac-area-um2", args.mac_area_um2),
+            ("--byte-area-um2", args.byte_area_um2),
+        )
+        if v is not None
+    ]
+    if args.area_mm2 is None:
+        if given:
+            raise InputError("goes with --area-mm2 (the area split)", given[0])
+        return None
+    if args.area_mm2 <= 0:
+        raise InputError(f"must be positive, got {args.area_mm2}", "--area-mm2")
+    if args.bandwidth_gbps is None or args.bandwidth_gbps <= 0:
+        raise InputError("the area split needs a positive --bandwidth-gbps", "--bandwidth-gbps")
+    if args.technology is not None:
+        check_node(args.technology, "--technology", None)
+    components = arch.components if arch is not None else None
+    constants = area_constants(
+        components, args.technology, word_bits, args.mac_area_um2, args.byte_area_um2
+    )
+    if constants is None:
+        raise InputError(
+            "the area split needs the MAC and byte areas: --technology NM, an -a arch with "
+            "technology:, or --mac-area-um2 and --byte-area-um2",
+            "--area-mm2",
+        )
+    return constants
+
+
 def run(args: argparse.Namespace) -> int:
     from tenet.bounds.chain import load_chain
     from tenet.bounds.fusion import fuse, fusion_report
@@ -169,8 +221,13 @@ def run(args: argparse.Namespace) -> int:
     if not names:
         raise InputError("give at least one strategy", "--templates")
     arch = load_arch(resolve_arch(args.arch)) if args.arch else None
-    if arch is not None and not arch.levels:
-        raise InputError("the arch has no 'levels' (a memory hierarchy)", arch.source, "levels")
+    if arch is not None and not arch.levels and arch.components is None:
+        raise InputError(
+            "the arch has no 'levels' (a memory hierarchy) and no 'technology:'/'components:'",
+            arch.source,
+            "levels",
+        )
+    constants = _area_constants(args, arch, chain.word_bits)
     if args.space == "uneven" and args.buffer_rule != "live":
         raise InputError("--space uneven counts the live buffer only", "--buffer-rule")
     texts = [t.strip() for text in args.at for t in text.split(",")]
@@ -195,7 +252,13 @@ def run(args: argparse.Namespace) -> int:
         at = default_sizes(report)
         report = fusion_report(result, at)
     add_to_report(report, chain, uneven, at)
-    if arch is not None:
+    if constants is not None:
+        from tenet.bounds.snowcat import fused_area_split
+
+        report["area_split"] = fused_area_split(
+            report, args.area_mm2, constants, args.bandwidth_gbps, args.clock_ghz
+        )
+    if arch is not None and arch.levels:
         front = report["best_segmentation"] or report["tiled"]
         report["hierarchy"] = hierarchy_report(
             front,

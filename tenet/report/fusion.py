@@ -120,7 +120,49 @@ def fuse_tables(report: dict[str, Any]) -> list[Table]:
             )
         tables.append(levels)
         tables[-1].caption = f"bottleneck: {report['hierarchy']['bottleneck']}"
+    if "area_split" in report:
+        tables.append(area_split_table(report["area_split"]))
     return tables
+
+
+def area_split_table(split: dict[str, Any]) -> Table:
+    """The best buffer/MAC split of the chip area, unfused and fused, with the component
+    areas it used and their sources."""
+    table = Table(
+        title=escape(f"best buffer/MAC split of {split['area_mm2']:g} mm2"), box=box.SIMPLE_HEAVY
+    )
+    for name, justify in (
+        ("design", "left"),
+        ("buffer", "right"),
+        ("buffer area", "right"),
+        ("MACs", "right"),
+        ("GOPS", "right"),
+    ):
+        table.add_column(name, justify=justify)
+    fused = f"fused ({split['fused_front'].replace('_', ' ')})"
+    for label, key in (("unfused", "unfused"), (fused, "fused")):
+        best = split[key]["best"]
+        table.add_row(
+            escape(label),
+            _bytes(best["buffer"], split["word_bits"]),
+            f"{100 * best['buffer_share']:.1f}%",
+            f"{best['macs']:,}",
+            f"{best['gops']:,.0f}",
+        )
+    ratio_buffer, ratio_gops = split["buffer_area_ratio"], split["throughput_ratio"]
+    lines = []
+    if ratio_buffer is not None and ratio_gops is not None:
+        change = 100 * abs(1 - ratio_buffer)
+        word = "less" if ratio_buffer < 1 else "more"
+        lines.append(
+            f"fused / unfused: buffer area x{ratio_buffer:.2f} ({change:.0f}% {word}), "
+            f"throughput x{ratio_gops:.2f}"
+        )
+    for key, label in (("mac_area_um2", "MAC"), ("byte_area_um2", "buffer byte")):
+        entry = split[key]
+        lines.append(f"{label}: {entry['value']:,.4g} um2 ({entry['source']})")
+    table.caption = escape("\n".join(lines))
+    return table
 
 
 def fusion_plot(report: dict[str, Any], path: str) -> str:
