@@ -160,7 +160,7 @@ def area_split_table(split: dict[str, Any]) -> Table:
         )
     for key, label in (("mac_area_um2", "MAC"), ("byte_area_um2", "buffer byte")):
         entry = split[key]
-        lines.append(f"{label}: {entry['value']:,.4g} um2 ({entry['source']})")
+        lines.append(f"{label}: {entry['value']:,.6g} um2 ({entry['source']})")
     table.caption = escape("\n".join(lines))
     return table
 

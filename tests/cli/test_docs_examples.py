@@ -82,6 +82,8 @@ SLOW = {
     ),
     # fusion bounds of a whole GPT-3 block at three memory levels: ~13 s
     ("docs/fusion.md", "tenet fuse -w gpt3-6.7b-block -a sn40l-like"),
+    # the GF100-like area study over a whole GPT-3 block: ~20 s of CPU
+    ("docs/bounds.md", "tenet fuse -w gpt3-6.7b-block --technology 40"),
 }
 
 # Python examples that continue an earlier one: (doc, start) -> (doc, start of the earlier one)
