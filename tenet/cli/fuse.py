@@ -202,6 +202,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         args.word_bits = chain.word_bits
     if args.chimera:
+        if args.area_mm2 is not None:
+            raise InputError("the area split does not go with --chimera", "--area-mm2")
         if args.space != "templates":
             raise InputError("--space uneven does not go with --chimera", "--space")
         report = _chimera(args, chain)

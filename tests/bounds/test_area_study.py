@@ -11,7 +11,7 @@ import pytest
 
 from tenet.bounds.snowcat import area_constants, area_split
 
-from ..helpers import run_cli
+from ..helpers import run_cli, write_yaml
 
 # The library at 40 nm for 16-bit words, by hand (tenet/model/data/technology.yaml):
 # MAC = Aladdin 32-bit multiplier 6350 um2 x (16/32)^2 + 32-bit adder 278 um2 x 16/32, at its
@@ -83,6 +83,19 @@ def test_bounds_area_flags_override_technology(capsys):
     split = json.loads(out)["area_split"]
     assert rc == 0 and split["mac_area_um2"]["value"] == 100
     assert split["byte_area_um2"]["value"] == pytest.approx(BYTE_40NM_UM2)
+
+
+def test_bounds_takes_areas_from_an_arch_with_technology(tmp_path, capsys):
+    """An -a arch with technology: and no levels gives the areas (no hierarchy report)."""
+    arch = write_yaml(tmp_path, "chip", {"pe": {"shape": [2, 2]}, "technology": {"node_nm": 40}})
+    args = ["bounds", "--einsum", "O[m,n] += A[m,k] * W[k,n]", "--shape", "m=16,k=16,n=16"]
+    args += ["-a", arch, "--area-mm2", "1", "--bandwidth-gbps", "20", "--format", "json"]
+    rc, out, _ = run_cli(args, capsys)
+    report = json.loads(out)
+    assert rc == 0 and "hierarchy" not in report
+    # scratchpad area / size = the fit's area per byte, whatever the size (area ∝ size).
+    assert report["area_split"]["byte_area_um2"]["value"] == pytest.approx(BYTE_40NM_UM2)
+    assert report["area_split"]["mac_area_um2"]["value"] == pytest.approx(MAC_40NM_UM2)
 
 
 def fuse_split(capsys, workload_args):
