@@ -7,6 +7,7 @@ technology library and the arch YAML keys `technology:` and `components:` produc
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, fields
 from fractions import Fraction
@@ -89,18 +90,13 @@ TECHNOLOGY_KEYS = ("node_nm", "dram", "logic")
 #: Registers a PE holds beside its MAC: two operands and the partial sum (PE area).
 PE_REGISTERS = 3
 
-_LIBRARY: dict[str, Any] | None = None
 
-
+@functools.cache
 def library() -> dict[str, Any]:
     """The parsed technology.yaml (read once)."""
-    global _LIBRARY
-    if _LIBRARY is None:
-        import yaml
+    import yaml
 
-        path = Path(__file__).with_name("data") / "technology.yaml"
-        _LIBRARY = yaml.safe_load(path.read_text())
-    return _LIBRARY
+    return yaml.safe_load((Path(__file__).with_name("data") / "technology.yaml").read_text())
 
 
 def _exact(value: Any) -> Fraction:
