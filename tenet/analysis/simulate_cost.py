@@ -115,9 +115,16 @@ def read_back_of(run, arch: Arch, tensor: str, use) -> int:
 
 
 def _is_tree(link, table: np.ndarray, n_pes: int) -> bool:
-    """A forwarding link on which some receiver has several senders."""
+    """A forwarding link for writes on which some receiver has several senders and every
+    sender one receiver."""
     per_receiver = np.bincount(table[:, 0], minlength=n_pes)
-    return link.kind == "forward" and link.access != "read" and bool((per_receiver > 1).any())
+    per_sender = np.bincount(table[:, 1], minlength=n_pes)
+    return (
+        link.kind == "forward"
+        and link.access != "read"
+        and bool((per_receiver > 1).any())
+        and bool((per_sender <= 1).all())
+    )
 
 
 def side_actions(run, arch: Arch, tensor: str, side: str, use) -> TensorActions:

@@ -228,9 +228,16 @@ def price(
 
 
 def is_reduction_tree(link: Link) -> bool:
-    """A forwarding link whose receivers take from several senders (a binary reduction
-    tree): each write-side value it carries is one add."""
-    return link.kind == "forward" and link.access != "read" and not link.relation.is_single_valued()
+    """A forwarding link for writes on which receivers take from several senders while
+    each sender feeds one receiver (an in-tree, like `binary-tree` with `mode: reduction`):
+    every partial sum sent up it is one add at the receiver."""
+    relation = link.relation
+    return (
+        link.kind == "forward"
+        and link.access != "read"
+        and not relation.is_single_valued()
+        and relation.reverse().is_single_valued()
+    )
 
 
 def displacements(link: Link) -> dict[int, list[tuple[int, ...]]]:
@@ -380,15 +387,17 @@ def _by_nearest(
     reach: Callable[[Link], isl.UnionMap],
 ) -> Fraction:
     """Σ hop lengths over `words`, each priced at the shortest displacement class of the
-    link that reaches it (`reach(the link restricted to a class)` gives the triples)."""
+    link that reaches it (`reach(the link restricted to a class)` gives the triples);
+    every word of `words` is reached by some class."""
     left, pitches = words, Fraction(0)
-    for squared, deltas in classes.items():
-        if left.is_empty():
-            break
+    *nearer, (farthest, _) = classes.items()
+    for squared, deltas in nearer:
         reached = reach(_with_displacements(link, arch, deltas))
         pitches += count(left.intersect(reached)) * hop_length(squared)
         left = left.subtract(reached)
-    return pitches
+        if left.is_empty():
+            return pitches
+    return pitches + count(left) * hop_length(farthest)  # the rest: only the farthest reach
 
 
 def _link_actions(
@@ -415,7 +424,7 @@ def _link_actions(
     else:
 
         def reach(part: Link) -> isl.UnionMap:
-            return simplify(space_time.link_relation(part).apply_range(trace.assignment))
+            return space_time.link_relation(part).apply_range(trace.assignment)
 
         pitches = _by_nearest(trace.delivered(index), link, arch, classes, reach)
     return TensorActions(link_register_writes=carried, forward_pitches=pitches)
