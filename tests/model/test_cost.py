@@ -337,3 +337,19 @@ def test_cost_json():
     doubled = cost + cost
     assert doubled.energy_pj.total == 2 * cost.energy_pj.total
     assert doubled.area_um2 == cost.area_um2  # one array
+
+
+def test_analyze_table_shows_cost():
+    """The analyze table gains an energy table (pJ, per tensor) and an area table."""
+    from tenet.report.tables import analysis_tables, render_tables
+
+    arch = dataclasses.replace(load_arch(ARCHS / "systolic-8x8.yaml"), components=hand_components())
+    result = analyze(gemm(8, 8, 8), arch, gemm_flow("os-systolic-8x8")).to_dict()
+    text = render_tables(analysis_tables(result))
+    assert "interconnect pJ" in text and "total (mm²)" in text
+    # 8³ MACs at 1 pJ each; area 64·130 + 112·10 + 50,000 = 59,440 µm² = 0.0594 mm².
+    assert "512.00" in text and "59,440.00" in text and "0.0594" in text
+    plain = analyze(
+        gemm(8, 8, 8), load_arch(ARCHS / "systolic-8x8.yaml"), gemm_flow("os-systolic-8x8")
+    )
+    assert "interconnect pJ" not in render_tables(analysis_tables(plain.to_dict()))
