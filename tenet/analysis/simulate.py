@@ -23,6 +23,7 @@ from tenet.analysis.points import (
     union_points,
     unique_rows,
 )
+from tenet.analysis.simulate_cost import read_back_of, simulate_cost
 from tenet.errors import InputError
 from tenet.model.arch import Arch
 from tenet.model.checks import dataflow_warnings, idle_links, outside_array_message
@@ -222,11 +223,13 @@ def simulate(
     dataflow: Dataflow,
     max_instances: int = DEFAULT_MAX_INSTANCES,
     progress: Callable[[int, int], None] | None = None,
+    cost: bool | None = None,
 ) -> Analysis:
     """Every metric of `analyze`, computed by enumeration (the test reference).
 
     `progress(done, total)` is called as the work advances: the enumeration of the instances
-    is one step, each tensor side another."""
+    is one step, each tensor side another. With `cost` (None: when the arch has components),
+    the energy and area of docs/energy.md by enumeration (`simulate_cost`)."""
     check_size(workload, max_instances)
     bound = bind_dataflow(dataflow, workload, arch)
     steps = 1 + sum(workload.access(t, s) is not None for t in workload.tensors for s in SIDES)
@@ -240,6 +243,7 @@ def simulate(
     used_links: set[int] = set()
     n_steps = len(run.times)
     per_step = {side: np.zeros(n_steps, dtype=np.int64) for side in SIDES}
+    uses: dict[tuple[str, str], SideUse] = {}
     for tensor in workload.tensors:
         volumes[tensor] = {}
         for side in SIDES:
@@ -248,6 +252,10 @@ def simulate(
                 continue
             use = run.side_use(tensor, side)
             volumes[tensor][side], used = volumes_of(use, links_for(arch, tensor, side))
+            if side == "write":
+                volumes[tensor][side].read_back = read_back_of(run, arch, tensor, use)
+            if cost or (cost is None and arch.components is not None):
+                uses[(tensor, side)] = use
             per_step[side] += words_per_step(use, n_steps)
             used_links |= used
             done += 1
@@ -290,4 +298,7 @@ def simulate(
             arch.memory.word_bits,
             arch.memory.bandwidth_bits,
         ),
+        cost=simulate_cost(run, arch, uses, volumes, run.n_instances * workload.macs_per_instance)
+        if uses
+        else None,
     )

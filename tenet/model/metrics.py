@@ -13,6 +13,7 @@ import islpy as isl
 
 from tenet.model.arch import Arch
 from tenet.model.checks import dataflow_warnings, idle_links, outside_array
+from tenet.model.cost import Cost, SideTrace, analysis_cost, read_back
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
 from tenet.model.relations import SpaceTime, pe_conflict_chains, program_order
 from tenet.model.schedule_time import StepCounts, StepProfile, per_step_words, step_counts
@@ -203,6 +204,9 @@ class Volumes:
     temporal_unique: int  # |A_D \ (M_t ; A_D)|
     spatial_reuse: int
     carried: dict[int, int] = field(default_factory=dict)  # link index -> values it serves
+    # write sides: partial sums read back from the scratchpad, exits − distinct elements
+    # (docs/energy.md); None: not counted
+    read_back: int | None = None
 
     @property
     def reuse(self) -> int:
@@ -242,6 +246,7 @@ class Analysis:
     )  # name, kind, window
     step_counts: StepCounts | None = None  # the per-step numbers (None: not counted)
     profile: StepProfile | None = None  # in(t) and out(t) piece by piece (analyze --profile)
+    cost: Cost | None = None  # energy in pJ and area in µm² (docs/energy.md)
 
     def side_volumes(self) -> Iterator[tuple[str, str, Volumes]]:
         """(tensor, side, volumes) of every side with accesses, in JSON order."""
@@ -404,6 +409,7 @@ class Analysis:
                         "reuse_factor": v.reuse_factor,
                         "ibw": per_cycle(v.spatial_reuse, compute),
                         "sbw": per_cycle(v.unique, compute),
+                        **({} if v.read_back is None else {"read_back": v.read_back}),
                     }
                 )
         delay = {
@@ -445,6 +451,7 @@ class Analysis:
             "bandwidth": bandwidth,
             "warnings": list(self.warnings),
             **({} if self.profile is None else {"profile": self.profile.to_dict()}),
+            **({} if self.cost is None else {"cost": self.cost.to_dict()}),
         }
 
     @classmethod
@@ -466,6 +473,7 @@ class Analysis:
                     temporal_unique=v["total"] - v["temporal_reuse"],
                     spatial_reuse=v["spatial_reuse"],
                     carried={n: link["values"][tensor][side] for n, link in enumerate(links)},
+                    read_back=v.get("read_back"),
                 )
                 for side, v in sides.items()
             }
@@ -738,12 +746,14 @@ def count_volumes(
     size: Callable[[Any], Any] = count,
     minus: Callable[[Any, Any], Any] = operator.sub,
     fetched: list[isl.UnionMap] | None = None,
+    trace: SideTrace | None = None,
 ) -> Volumes:
     """total = |A|; temporal = |A_D \\ (M_t;A_D)|; then each link, in order, serves what is
     still unserved; unique = |A_D \\ (M;A_D)| is what no source serves;
     spatial = |A_D ∩ (M_x;A_D)|. Links that could serve something join `used_links`.
     `size` and `minus` count and subtract (barvinok's quasi-polynomials for symbolic counts).
-    The unique set A_D \\ (M;A_D) itself is appended to `fetched` when it is given."""
+    The unique set A_D \\ (M;A_D) itself is appended to `fetched` when it is given; a
+    `trace` keeps A_D, the unique set, M_t and each link's (unserved before it, reach, M_l)."""
     assignment = space_time.data_assignment(access)
 
     def reachable(rel: isl.UnionMap) -> isl.UnionMap:
@@ -754,6 +764,8 @@ def count_volumes(
     carried = {}
     for index, rel in link_relations:
         reach = reachable(rel)
+        if trace is not None:
+            trace.links[index] = (remaining, reach, rel)
         if (
             used_links is not None
             and index not in used_links
@@ -765,6 +777,8 @@ def count_volumes(
         carried[index], left = minus(left, now), now
     if fetched is not None:
         fetched.append(remaining)
+    if trace is not None:
+        trace.assignment, trace.unique, trace.temporal = assignment, remaining, temporal
     return Volumes(
         total=size(access),
         unique=left,
@@ -782,10 +796,12 @@ def tensor_volumes(
     size: Callable[[Any], Any] = count,
     minus: Callable[[Any, Any], Any] = operator.sub,
     fetched: dict[str, list[isl.UnionMap]] | None = None,
+    traces: dict[tuple[str, str], SideTrace] | None = None,
 ) -> dict[str, dict[str, Volumes | None]]:
     """`count_volumes` of every tensor and side; the temporal, link and spatial relations
     are built once and shared (a spatial relation per distinct set of links). With
-    `fetched` ({side: []}), each side's unique set joins the list of its side."""
+    `fetched` ({side: []}), each side's unique set joins the list of its side; with
+    `traces` ({}), each side's sets are kept under (tensor, side) for the cost model."""
     temporal = space_time.temporal_relation()
     link_relations = [space_time.link_relation(link) for link in arch.links]
     spatial_cache: dict[tuple[int, ...], isl.UnionMap] = {}
@@ -800,7 +816,10 @@ def tensor_volumes(
             links = links_for(arch, tensor, side)
             if links not in spatial_cache:
                 spatial_cache[links] = space_time.spatial_relation([arch.links[n] for n in links])
-            volumes[tensor][side] = count_volumes(
+            trace = (
+                SideTrace() if traces is None else traces.setdefault((tensor, side), SideTrace())
+            )
+            volumes[tensor][side] = v = count_volumes(
                 space_time,
                 access,
                 temporal,
@@ -810,7 +829,10 @@ def tensor_volumes(
                 size,
                 minus,
                 None if fetched is None else fetched[side],
+                trace,
             )
+            if side == "write":
+                v.read_back = read_back(trace, size, minus)
     return volumes
 
 
@@ -834,15 +856,23 @@ def analyze_bound(
     source: str | None = None,
     per_step: bool = True,
     profile: bool = False,
+    cost: bool | None = None,
+    dram_words: int | None = None,
 ) -> Analysis:
     """All counts for a dataflow already checked against its workload and arch; the
     per-step numbers (`step_counts`) unless `per_step` is False; with `profile`, also
-    in(t) and out(t) piece by piece."""
+    in(t) and out(t) piece by piece. With `cost` (None: when the arch has components),
+    energy in pJ and area in µm² (docs/energy.md), DRAM priced from `dram_words`."""
+    if cost is None:
+        cost = arch.components is not None
     with operations_limit(max_operations, f"analyzing {dataflow_name!r}", source):
         space_time = SpaceTime.of(bound, arch)
         used_links: set[int] = set()
         fetched: dict[str, list[isl.UnionMap]] = {side: [] for side in SIDES}
-        volumes = tensor_volumes(workload, arch, space_time, used_links, fetched=fetched)
+        traces: dict[tuple[str, str], SideTrace] | None = {} if cost else None
+        volumes = tensor_volumes(
+            workload, arch, space_time, used_links, fetched=fetched, traces=traces
+        )
         instances = count(workload.domain)
         stamps = count(space_time.stamp_domain)
         counted = steps = None
@@ -881,6 +911,16 @@ def analyze_bound(
             + idle_links(arch, used_links),
             step_counts=counted,
             profile=steps,
+            cost=None
+            if traces is None
+            else analysis_cost(
+                arch,
+                space_time,
+                volumes,
+                traces,
+                instances * workload.macs_per_instance,
+                dram_words,
+            ),
         )
 
 
@@ -891,11 +931,21 @@ def analyze(
     max_operations: int = DEFAULT_MAX_OPERATIONS,
     per_step: bool = True,
     profile: bool = False,
+    cost: bool | None = None,
 ) -> Analysis:
     """All metrics of docs/metrics.md for one workload, arch and dataflow (without the
     per-step ones when `per_step` is False; with in(t) and out(t) piece by piece when
-    `profile`)."""
+    `profile`; with energy in pJ and area in µm² when `cost`, by default when the arch
+    has components)."""
     bound = bind_dataflow(dataflow, workload, arch)
     return analyze_bound(
-        workload, arch, bound, dataflow.name, max_operations, dataflow.source, per_step, profile
+        workload,
+        arch,
+        bound,
+        dataflow.name,
+        max_operations,
+        dataflow.source,
+        per_step,
+        profile,
+        cost=cost,
     )

@@ -114,7 +114,34 @@ def analysis_tables(result: dict[str, Any]) -> list[Table]:
                 side,
                 *(_num(v[k]) for k in TENSOR_FIELDS),
             )
-    return [summary, tensors]
+    return [summary, tensors, *(cost_tables(result["cost"]) if "cost" in result else [])]
+
+
+def cost_tables(cost: dict[str, Any]) -> list[Table]:
+    """analyze's `cost` (docs/energy.md): energy parts in pJ, in all and per tensor (the
+    MACs belong to no tensor), and the area in µm² and mm²."""
+    energy, area = cost["energy_pj"], cost["area_um2"]
+    parts = ("total", "mac", "registers", "scratchpad", "interconnect", "dram")
+    by_part = repeat_columns(Table(title="energy (pJ)", box=box.SIMPLE_HEAVY), 1)
+    by_part.add_column("", justify="left")
+    for part in parts:
+        by_part.add_column(f"{part} pJ", justify="right")
+    by_part.add_row("all", *(_num(energy[p]) for p in parts))
+    for tensor, by in energy["by_tensor"].items():
+        by_part.add_row(escape(tensor), *(_num(by[p]) for p in parts))
+    summary = Table(title="area", box=box.SIMPLE_HEAVY, show_header=False)
+    summary.add_column("metric", style="bold")
+    summary.add_column("value", justify="right")
+    for name, key in (
+        ("PE array (µm²)", "pe_array"),
+        ("link registers (µm²)", "link_registers"),
+        ("buses (µm²)", "buses"),
+        ("scratchpad (µm²)", "scratchpad"),
+        ("total (µm²)", "total"),
+    ):
+        summary.add_row(name, _num(area[key]))
+    summary.add_row("total (mm²)", f"{area['total'] / 1e6:,.4f}")
+    return [by_part, summary]
 
 
 def schedule_tables(result: dict[str, Any]) -> list[Table]:

@@ -1,0 +1,221 @@
+"""Brute-force reference for the cost model (docs/energy.md): the actions that
+`tenet.model.cost.count_actions` counts with barvinok, counted here by enumerating every
+(PE, step, element) triple of every tensor side and every pair of every link.
+
+Written independently of `tenet.model.cost`'s counting; only the physics
+(`hop_length`, `price`) is shared, so analyze == simulate checks the counting.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from fractions import Fraction
+
+import numpy as np
+
+from tenet.model.arch import Arch
+from tenet.model.cost import AreaCounts, Cost, TensorActions, hop_length, price
+from tenet.model.metrics import Volumes, links_for
+
+
+def _pitches(squared: np.ndarray) -> Fraction:
+    """Σ √squared over an array of squared lengths (each rounded as `hop_length` does)."""
+    out = Fraction(0)
+    for value, times in Counter(squared.tolist()).items():
+        out += times * hop_length(int(value))
+    return out
+
+
+class _Sides:
+    """The triples of one tensor side as sorted keys, and who holds what."""
+
+    def __init__(self, use, n_steps: int):
+        self.use, self.n_steps = use, n_steps
+        self.n_elements = max(len(use.elements), 1)
+        self.keys = (use.pe * n_steps + use.step) * self.n_elements + use.element
+
+    def held(self, pe: np.ndarray, step: np.ndarray, valid: np.ndarray) -> np.ndarray:
+        candidate = (pe * self.n_steps + step) * self.n_elements + self.use.element
+        found = np.zeros(len(self.keys), dtype=bool)
+        where = np.nonzero(valid)[0]
+        pos = np.searchsorted(self.keys, candidate[where])
+        pos[pos == len(self.keys)] = 0
+        found[where] = self.keys[pos] == candidate[where]
+        return found
+
+
+def _groups(table: np.ndarray, n_pes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per PE id: the smallest member of its group (-1: none) and the group's size."""
+    representative = np.full(n_pes, -1, dtype=np.int64)
+    size = np.zeros(n_pes, dtype=np.int64)
+    for receiver, sender in table.tolist():
+        size[receiver] += 1
+        if representative[receiver] < 0 or sender < representative[receiver]:
+            representative[receiver] = sender
+    return representative, size
+
+
+def _link_pass(run, arch: Arch, n: int, side: _Sides):
+    """Per triple: whether link n can serve it and, for a forwarding link, the squared
+    distance to its nearest sender that holds it."""
+    use, link, table = side.use, arch.links[n], run.links[n]
+    coords = run.pes
+    best = np.full(len(side.keys), np.iinfo(np.int64).max, dtype=np.int64)
+    for receiver, sender in table.tolist():
+        at = use.pe == receiver
+        if not at.any():
+            continue
+        d2 = int(((coords[receiver] - coords[sender]) ** 2).sum())
+        for w in link.window:
+            if w == 0 and sender == receiver:
+                continue
+            if link.kind == "multicast" and w == 0 and not sender < receiver:
+                continue
+            valid = at & (use.step - w >= 0)
+            found = side.held(np.full(len(side.keys), sender), use.step - w, valid)
+            best = np.where(found, np.minimum(best, d2), best)
+    return best < np.iinfo(np.int64).max, best
+
+
+def _onward(run, arch: Arch, n: int, side: _Sides):
+    """Per triple: whether a receiver of link n takes it on (holds the element at the
+    step the link's window allows after it), and the squared distance to the nearest one."""
+    use, link, table = side.use, arch.links[n], run.links[n]
+    n_steps = len(run.times)
+    best = np.full(len(side.keys), np.iinfo(np.int64).max, dtype=np.int64)
+    for receiver, sender in table.tolist():
+        at = use.pe == sender
+        if not at.any():
+            continue
+        d2 = int(((run.pes[receiver] - run.pes[sender]) ** 2).sum())
+        for w in link.window:
+            if w == 0 and sender == receiver:
+                continue
+            if link.kind == "multicast" and w == 0 and not sender < receiver:
+                continue
+            valid = at & (use.step + w < n_steps)
+            found = side.held(np.full(len(side.keys), receiver), use.step + w, valid)
+            best = np.where(found, np.minimum(best, d2), best)
+    return best < np.iinfo(np.int64).max, best
+
+
+def exits_of(run, arch: Arch, tensor: str, use) -> np.ndarray:
+    """Write side: the triples nothing takes on (not the PE's next step, no link)."""
+    side = _Sides(use, len(run.times))
+    onward = side.held(use.pe, use.step + 1, use.step + 1 < len(run.times))
+    for n in links_for(arch, tensor, "write"):
+        onward |= _onward(run, arch, n, side)[0]
+    return ~onward
+
+
+def read_back_of(run, arch: Arch, tensor: str, use) -> int:
+    """Write side: exits − distinct elements written."""
+    return int(np.count_nonzero(exits_of(run, arch, tensor, use))) - len(use.elements)
+
+
+def _is_tree(link, table: np.ndarray, n_pes: int) -> bool:
+    """A forwarding link for writes on which some receiver has several senders and every
+    sender one receiver."""
+    per_receiver = np.bincount(table[:, 0], minlength=n_pes)
+    per_sender = np.bincount(table[:, 1], minlength=n_pes)
+    return (
+        link.kind == "forward"
+        and link.access != "read"
+        and bool((per_receiver > 1).any())
+        and bool((per_sender <= 1).all())
+    )
+
+
+def side_actions(run, arch: Arch, tensor: str, side: str, use) -> TensorActions:
+    """The actions of one tensor side, by enumeration."""
+    sides = _Sides(use, len(run.times))
+    first_index = run.pes[:, 0] + 1  # pitches from the edge at p_0 = -1
+    remaining = ~use.own
+    acts = TensorActions()
+    for n in links_for(arch, tensor, side):
+        link, table = arch.links[n], run.links[n]
+        served, squared = _link_pass(run, arch, n, sides)
+        delivered = remaining & served
+        remaining &= ~served
+        carried = int(np.count_nonzero(delivered))
+        if side == "write" and _is_tree(link, table, len(run.pes)):
+            sent, squared = _onward(run, arch, n, sides)
+            acts = acts + TensorActions(
+                link_register_writes=int(np.count_nonzero(sent)),
+                adds=int(np.count_nonzero(sent)),
+                forward_pitches=_pitches(squared[sent]),
+            )
+        elif not carried:
+            continue
+        elif link.kind == "multicast":
+            representative, size = _groups(table, len(run.pes))
+            reps = representative[use.pe[delivered]]
+            events = np.unique(
+                np.stack([reps, use.step[delivered], use.element[delivered]], axis=1), axis=0
+            )
+            acts = acts + TensorActions(
+                link_register_writes=carried,
+                bus_pitches=Fraction(int(size[events[:, 0]].sum())),
+            )
+        else:
+            acts = acts + TensorActions(
+                link_register_writes=carried, forward_pitches=_pitches(squared[delivered])
+            )
+    if side == "read":
+        n_unique = int(np.count_nonzero(remaining))
+        return acts + TensorActions(
+            register_reads=use.total,
+            register_writes=n_unique,
+            scratchpad_read_words=n_unique,
+            distribution_pitches=Fraction(int(first_index[use.pe[remaining]].sum())),
+        )
+    left = exits_of(run, arch, tensor, use)
+    n_exits = int(np.count_nonzero(left))
+    back = n_exits - len(use.elements)
+    # Each element's last exit: its exit triple at the largest (step, PE).
+    order = np.lexsort((use.pe[left], use.step[left], use.element[left]))
+    elements = use.element[left][order]
+    last = np.ones(len(order), dtype=bool)
+    last[:-1] = elements[1:] != elements[:-1]
+    pitches = first_index[use.pe[left]]
+    distance = 2 * int(pitches.sum()) - int(pitches[order][last].sum())
+    return acts + TensorActions(
+        register_writes=use.total + back,
+        scratchpad_read_words=back,
+        scratchpad_write_words=n_exits,
+        read_back_words=back,
+        distribution_pitches=Fraction(distance),
+    )
+
+
+def area_counts_by_enumeration(run, arch: Arch) -> AreaCounts:
+    pairs = groups = receivers = 0
+    for link, table in zip(arch.links, run.links):
+        if link.kind == "multicast":
+            representative, _ = _groups(table, len(run.pes))
+            groups += len(np.unique(representative[representative >= 0]))
+        else:
+            pairs += len(table)
+            if _is_tree(link, table, len(run.pes)):
+                receivers += len(np.unique(table[:, 0]))
+    return AreaCounts(int(np.count_nonzero(run.in_array)), pairs, groups, receivers)
+
+
+def simulate_cost(
+    run,
+    arch: Arch,
+    uses: Mapping[tuple[str, str], object],
+    volumes: Mapping[str, Mapping[str, Volumes | None]],
+    macs: int,
+    dram_words: int | None = None,
+) -> Cost:
+    """The Cost of a simulated run (`uses`: the SideUse of every tensor side)."""
+    actions: dict[str, TensorActions] = {}
+    for tensor, sides in volumes.items():
+        acts = TensorActions()
+        for side, v in sides.items():
+            if v is not None:
+                acts = acts + side_actions(run, arch, tensor, side, uses[(tensor, side)])
+        actions[tensor] = acts
+    return price(actions, macs, area_counts_by_enumeration(run, arch), arch.components, dram_words)
