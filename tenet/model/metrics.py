@@ -14,6 +14,7 @@ import islpy as isl
 from tenet.model.arch import Arch
 from tenet.model.checks import dataflow_warnings, idle_links, outside_array
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
+from tenet.model.levels import LevelTraffic, level_traffic
 from tenet.model.relations import SpaceTime, pe_conflict_chains, program_order
 from tenet.model.schedule_time import StepCounts, StepProfile, per_step_words, step_counts
 from tenet.model.workload import SIDES, Workload
@@ -242,6 +243,15 @@ class Analysis:
     )  # name, kind, window
     step_counts: StepCounts | None = None  # the per-step numbers (None: not counted)
     profile: StepProfile | None = None  # in(t) and out(t) piece by piece (analyze --profile)
+    levels: list[LevelTraffic] = field(default_factory=list)  # docs/levels.md
+
+    def dram_words(self) -> int | None:
+        """Words crossing into the outermost memory level (reads + writes of the level just
+        inside it, docs/levels.md); None when that level has no tile depth."""
+        for level in self.levels:
+            if level.outermost_above:
+                return level.words
+        return None
 
     def side_volumes(self) -> Iterator[tuple[str, str, Volumes]]:
         """(tensor, side, volumes) of every side with accesses, in JSON order."""
@@ -445,6 +455,7 @@ class Analysis:
             "bandwidth": bandwidth,
             "warnings": list(self.warnings),
             **({} if self.profile is None else {"profile": self.profile.to_dict()}),
+            **({"levels": [level.to_dict() for level in self.levels]} if self.levels else {}),
         }
 
     @classmethod
@@ -858,6 +869,7 @@ def analyze_bound(
                 memory.bandwidth_bits,
             )
             steps = StepProfile.of(words_in, words_out) if profile else None
+        levels = level_traffic(workload, arch, bound, source)
         return Analysis(
             workload=workload.name,
             arch=arch.name,
@@ -878,9 +890,11 @@ def analyze_bound(
                 stamps,
                 crowded_stamps(space_time, workload, arch.macs_per_pe, instances, stamps),
             )
-            + idle_links(arch, used_links),
+            + idle_links(arch, used_links)
+            + [w for w in (level.warning() for level in levels) if w],
             step_counts=counted,
             profile=steps,
+            levels=levels,
         )
 
 
