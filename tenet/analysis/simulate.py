@@ -23,6 +23,7 @@ from tenet.analysis.points import (
     union_points,
     unique_rows,
 )
+from tenet.analysis.simulate_levels import simulate_levels
 from tenet.errors import InputError
 from tenet.model.arch import Arch
 from tenet.model.checks import dataflow_warnings, idle_links, outside_array_message
@@ -263,6 +264,7 @@ def simulate(
     )
     n_stamps = len(stamp_keys)
     crowded = bool(per_stamp.max(initial=0) > arch.macs_per_pe)
+    levels = simulate_levels(run, workload, arch, bound, dataflow.source)
     return Analysis(
         workload=workload.name,
         arch=arch.name,
@@ -283,7 +285,9 @@ def simulate(
             n_stamps,
             crowded,
         )
-        + idle_links(arch, used_links),
+        + idle_links(arch, used_links)
+        + [w for w in (level.warning() for level in levels) if w],
+        levels=levels,
         step_counts=walk_steps(
             per_step["read"],
             per_step["write"],
