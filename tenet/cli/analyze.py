@@ -131,9 +131,13 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(step_counting_note(analysis.step_counts) + "\n")
     result = analysis.to_dict()
     if args.bound:
+        from tenet.bounds.level_bound import dram_against_bound
         from tenet.bounds.snowcat import bound_at_capacity
 
         result["bound"] = bound_at_capacity(workload, arch, analysis)
+        dram = dram_against_bound(workload, analysis)
+        if dram is not None:
+            result["bound"]["dram"] = dram
     emit(render_results([result], args), args.output)
     return 0
 
