@@ -34,7 +34,7 @@ from tenet.model.workload import Workload
 from tenet.util.isl_util import count, simplify
 
 #: Above this many tile values to enumerate, a piece of the per-tile count that is not
-#: quasi-affine is maximised with isl's bound (an upper bound: capacity_exact = False).
+#: quasi-affine is maximised with isl's bound (an upper bound, exact when isl says tight).
 MAX_SLICED_TILES = 100_000
 
 
@@ -234,7 +234,8 @@ def max_per_tile(footprints: isl.UnionMap) -> tuple[int, bool]:
     """(max_u Σ_X |F_X(u)|, exact): the per-tile count is barvinok's card() of the union of
     the footprints; each quasi-affine piece is maximised by isl (exact); a piece of higher
     degree is sliced into one constant per value of the tile coordinates it involves, or,
-    when that is more than MAX_SLICED_TILES values, bounded by isl's bound (not exact)."""
+    when that is more than MAX_SLICED_TILES values, bounded by isl's bound, exact only when
+    isl reports the bound tight (attained by some tile)."""
     best, exact = 0, True
     pieces: list[isl.PwQPolynomial] = []
     footprints.card().foreach_pw_qpolynomial(pieces.append)
@@ -242,9 +243,10 @@ def max_per_tile(footprints: isl.UnionMap) -> tuple[int, bool]:
         for domain, qp in pw.get_pieces():
             single = isl.PwQPolynomial.alloc(domain, qp)
             if not qp.isa_aff() and _slice_points(domain, qp) > MAX_SLICED_TILES:
-                bound = single.bound(isl.fold.max)[0]
+                # isl's bound: `tight` says some tile attains it (isl_pw_qpolynomial_bound)
+                bound, tight = single.bound(isl.fold.max)
                 value = bound.eval(isl.Point.zero(bound.get_domain_space())).to_python()
-                best, exact = max(best, int(value)), False
+                best, exact = max(best, int(value)), exact and bool(tight)
                 continue
             best = max(best, peak(affine_pieces(single, [0, 0])))
     return best, exact

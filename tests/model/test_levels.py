@@ -485,3 +485,43 @@ def test_cli_tile_overrides_and_json(cli_files, capsys):
     assert [(lv["name"], lv["tile_depth"]) for lv in levels] == [("L0", 2), ("L1", 1)]
     keys = {"name", "tile_depth", "tiles", "capacity_needed", "capacity", "fits", "tensors"}
     assert keys <= set(levels[0]) and {"reads", "writes", "transfer_ns"} <= set(levels[0])
+
+
+@pytest.mark.parametrize("sliced", [100_000, 0])
+def test_quadratic_capacity_sliced_or_bounded(tmp_path, monkeypatch, sliced):
+    """k <= j <= i < 12, one tile per i: B's footprint is a triangle, (i+1)(i+2)/2 words, a
+    quadratic in the tile: sliced per tile value, or (limit 0) isl's bound, tight here.
+    By hand at i = 11: B 78 + A 12 + C 12 = 102 words."""
+    from tenet.model import levels
+
+    monkeypatch.setattr(levels, "MAX_SLICED_TILES", sliced)
+    n = 12
+    workload = {
+        "name": "tri",
+        "params": {"N": n},
+        "statements": [
+            {
+                "domain": "[N] -> { S[i,j,k] : 0 <= k <= j <= i < N }",
+                "reads": {"B": "{ S[i,j,k] -> B[j,k] }", "A": "{ S[i,j,k] -> A[i,k] }"},
+                "writes": {"C": "{ S[i,j,k] -> C[i,j] }"},
+            }
+        ],
+    }
+    inputs = load_case(
+        tmp_path,
+        workload,
+        [1],
+        [("GLB", BIG)],
+        "{ S[i,j,k] -> PE[0] }",
+        "{ S[i,j,k] -> T[i, j, k] }",
+        {"GLB": 1},
+    )
+    events = [
+        ((i, j, k), [("B", (j, k)), ("A", (i, k))], [("C", (i, j))])
+        for i in range(n)
+        for j in range(i + 1)
+        for k in range(j + 1)
+    ]
+    ref = rule(events, 1)
+    assert ref["capacity"] == 102
+    check(inputs, {"GLB": ref}, with_simulate=False)
