@@ -90,3 +90,47 @@ def test_no_dataflow_below_the_lower_bound(tmp_path):
         above_minimum += floor > m * k + k * n + m * n
     # the bound is more than the algorithmic minimum in some cases, so the check bites
     assert above_minimum >= 5, above_minimum
+
+
+def test_analyze_bound_dram_block(tmp_path, capsys):
+    """The 16³ example of docs/levels.md. By hand: the GLB tiles (4x4 blocks of C) need 144
+    words and move 256 (A) + 1,024 (B) + 256 (C) = 1,536 words. Lower bound at 144 words:
+    the algorithmic minimum 3 x 256 = 768 (the GEMM term 2*146*(ceil(4096/1764) - 1) = 584
+    is smaller). Snowcat at 144 words: 8x8x1 tiles (A 8x1, B 1x8, C 8x8 = 80 words), A and
+    B each read twice (the other operand's two blocks): 512 + 512, C written once: 1,280."""
+    import json
+
+    from tests.helpers import run_cli
+
+    w = write_yaml(tmp_path, "w", workload(16, 16, 16, False))
+    a = write_yaml(
+        tmp_path,
+        "a",
+        {
+            "name": "arr",
+            "pe": {"shape": [4, 4]},
+            "levels": [
+                {"name": "GLB", "capacity": 1024},
+                {"name": "DRAM", "capacity": "1GiB", "bandwidth_gbps": 16},
+            ],
+        },
+    )
+    d = write_yaml(
+        tmp_path,
+        "d",
+        {
+            "name": "os-tiled",
+            "space": "{ S[i,j,k] -> PE[i % 4, j % 4] }",
+            "time": "{ S[i,j,k] -> T[floor(i/4), floor(j/4), i % 4 + j % 4 + k] }",
+            "tiles": {"GLB": 2},
+        },
+    )
+    rc, out, _ = run_cli(
+        ["analyze", "-w", w, "-a", a, "-d", d, "--bound", "--format", "json"], capsys
+    )
+    assert rc == 0
+    dram = json.loads(out)["bound"]["dram"]
+    assert (dram["level"], dram["above"], dram["capacity_words"]) == ("GLB", "DRAM", 144)
+    assert (dram["dataflow_words"], dram["bound_words"]) == (1536, 1536)
+    assert (dram["lower_bound"], dram["snowcat_accesses"]) == (768, 1280)
+    assert dram["ratio_to_lower_bound"] == 2.0 and dram["note"] is None
