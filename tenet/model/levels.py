@@ -105,6 +105,31 @@ class LevelTraffic:
         }
 
 
+def levels_from_dict(data: list[dict[str, Any]], arch: Arch) -> list[LevelTraffic]:
+    """The LevelTraffic list whose `to_dict()`s are `data` (a journalled result); the
+    word size and the bandwidth of the level above come from `arch`."""
+    names = [level.name for level in arch.levels]
+    out = []
+    for entry in data:
+        above = names.index(entry["above"])
+        out.append(
+            LevelTraffic(
+                name=entry["name"],
+                above=entry["above"],
+                tile_depth=entry["tile_depth"],
+                tiles=entry["tiles"],
+                capacity_needed=entry["capacity_needed"],
+                capacity=entry["capacity"],
+                tensors={x: (t["reads"], t["writes"]) for x, t in entry["tensors"].items()},
+                word_bits=arch.memory.word_bits,
+                bandwidth_gbps=arch.levels[above].bandwidth_gbps,
+                capacity_exact=entry["capacity_exact"],
+                outermost_above=above == len(names) - 1,
+            )
+        )
+    return out
+
+
 def check_tile_depths(
     tiles: Mapping[str, int],
     levels: list[MemoryLevel],

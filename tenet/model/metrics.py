@@ -14,7 +14,7 @@ import islpy as isl
 from tenet.model.arch import Arch
 from tenet.model.checks import dataflow_warnings, idle_links, outside_array
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
-from tenet.model.levels import LevelTraffic, level_traffic
+from tenet.model.levels import LevelTraffic, level_traffic, levels_from_dict
 from tenet.model.relations import SpaceTime, pe_conflict_chains, program_order
 from tenet.model.schedule_time import StepCounts, StepProfile, per_step_words, step_counts
 from tenet.model.workload import SIDES, Workload
@@ -505,6 +505,7 @@ class Analysis:
             **arch_constants(arch),
             warnings=list(data["warnings"]),
             step_counts=counted,
+            levels=levels_from_dict(data.get("levels", []), arch),
         )
         if analysis.to_dict()["delay"] != data["delay"] or analysis.energy != data["energy"]:
             raise ValueError(

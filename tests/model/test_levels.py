@@ -525,3 +525,25 @@ def test_quadratic_capacity_sliced_or_bounded(tmp_path, monkeypatch, sliced):
     ref = rule(events, 1)
     assert ref["capacity"] == 102
     check(inputs, {"GLB": ref}, with_simulate=False)
+
+
+def test_levels_read_back_from_json(tmp_path):
+    """A journalled result (Analysis.from_dict) keeps its levels block."""
+    import json
+
+    from tenet.model.metrics import Analysis
+
+    inputs = load_case(
+        tmp_path,
+        gemm_workload(16, 16, 16),
+        [4, 4],
+        [("L0", BIG), ("L1", BIG)],
+        "{ S[i,j,k] -> PE[i % 4, j % 4] }",
+        "{ S[i,j,k] -> T[floor(i/4), floor(j/4), i % 4 + j % 4 + k] }",
+        {"L0": 2, "L1": 1},
+    )
+    analysis = analyze(*inputs)
+    data = json.loads(json.dumps(analysis.to_dict()))
+    again = Analysis.from_dict(data, inputs[1], analysis.stamps)
+    assert again.to_dict() == data
+    assert again.dram_words() == analysis.dram_words() == 256 + 256 + 256  # L1 <-> DRAM
