@@ -24,8 +24,10 @@ from tenet.analysis.points import (
     unique_rows,
 )
 from tenet.analysis.simulate_cost import read_back_of, simulate_cost
+from tenet.analysis.simulate_levels import simulate_levels
 from tenet.errors import InputError
 from tenet.model.arch import Arch
+from tenet.model.levels import levels_dram_words
 from tenet.model.checks import dataflow_warnings, idle_links, outside_array_message
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
 from tenet.model.metrics import Analysis, Volumes, arch_constants, links_for
@@ -271,6 +273,7 @@ def simulate(
     )
     n_stamps = len(stamp_keys)
     crowded = bool(per_stamp.max(initial=0) > arch.macs_per_pe)
+    levels = simulate_levels(run, workload, arch, bound, dataflow.source)
     return Analysis(
         workload=workload.name,
         arch=arch.name,
@@ -291,14 +294,23 @@ def simulate(
             n_stamps,
             crowded,
         )
-        + idle_links(arch, used_links),
+        + idle_links(arch, used_links)
+        + [w for w in (level.warning() for level in levels) if w],
+        levels=levels,
         step_counts=walk_steps(
             per_step["read"],
             per_step["write"],
             arch.memory.word_bits,
             arch.memory.bandwidth_bits,
         ),
-        cost=simulate_cost(run, arch, uses, volumes, run.n_instances * workload.macs_per_instance)
+        cost=simulate_cost(
+            run,
+            arch,
+            uses,
+            volumes,
+            run.n_instances * workload.macs_per_instance,
+            levels_dram_words(levels),
+        )
         if uses
         else None,
     )

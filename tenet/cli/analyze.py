@@ -80,8 +80,35 @@ def add_parser(sub) -> None:
         "not quasi-affine and were sliced by enumerating time-coordinate values",
     )
     add_cost_arguments(p)
+    add_tile_argument(p)
     add_output(p)
     add_execution_arguments(p)  # used by -n/--network: one task per distinct layer
+
+
+def add_tile_argument(p) -> None:
+    """--tile NAME=DEPTH (docs/levels.md)."""
+    p.add_argument(
+        "--tile",
+        action="append",
+        default=[],
+        metavar="LEVEL=DEPTH[,...]",
+        help="tile depth of a memory level of the arch (its 'levels:'): one tile per value of "
+        "the first DEPTH time coordinates; overrides the dataflow's 'tiles:'; repeatable or "
+        "comma-separated; adds the level's traffic to the level above (docs/levels.md)",
+    )
+
+
+def tile_flags(values: list[str]) -> dict[str, int]:
+    """{LEVEL: DEPTH} from --tile values `LEVEL=DEPTH[,LEVEL=DEPTH...]`."""
+    out: dict[str, int] = {}
+    for value in values:
+        for item in value.split(","):
+            name, sep, depth = item.partition("=")
+            name, depth = name.strip(), depth.strip()
+            if not sep or not name or not depth.lstrip("-").isdigit():
+                raise InputError(f"expected LEVEL=DEPTH (e.g. GLB=2), got {item!r}", "--tile")
+            out[name] = int(depth)
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,19 +118,28 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("goes with -n/--network and --symbolic", "--family")
     if args.profile and (args.symbolic or args.network):
         raise InputError("goes with one workload (-w), not with -n or --symbolic", "--profile")
+    if args.tile and (args.symbolic or args.network):
+        raise InputError("goes with one workload (-w), not with -n or --symbolic", "--tile")
     if args.symbolic:
         return run_symbolic(args)
     if args.network:
         return run_network(args)
+    from tenet.model.dataflow import with_tiles
+
     workload, arch, dataflow = load_inputs(args)
+    dataflow = with_tiles(dataflow, tile_flags(args.tile))
     analysis = analyze(workload, arch, dataflow, args.max_isl_ops, profile=args.profile)
     if args.verbose:
         sys.stderr.write(step_counting_note(analysis.step_counts) + "\n")
     result = analysis.to_dict()
     if args.bound:
+        from tenet.bounds.level_bound import dram_against_bound
         from tenet.bounds.snowcat import bound_at_capacity
 
         result["bound"] = bound_at_capacity(workload, arch, analysis)
+        dram = dram_against_bound(workload, analysis)
+        if dram is not None:
+            result["bound"]["dram"] = dram
     emit(render_results([result], args), args.output)
     return 0
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from tenet.cli.analyze import add_tile_argument, tile_flags
 from tenet.cli.common import (
     add_cost_arguments,
     add_inputs,
@@ -34,14 +35,17 @@ def add_parser(sub) -> None:
         help=f"refuse problems with more instances (default {DEFAULT_MAX_INSTANCES:,})",
     )
     add_cost_arguments(p)
+    add_tile_argument(p)
     add_output(p)
 
 
 def run(args: argparse.Namespace) -> int:
     from tenet.analysis.simulate import simulate
+    from tenet.model.dataflow import with_tiles
     from tenet.report.progress import progress_bar
 
     workload, arch, dataflow = load_inputs(args)
+    dataflow = with_tiles(dataflow, tile_flags(args.tile))
     with progress_bar("enumerating instances") as tick:
         result = simulate(workload, arch, dataflow, args.max_instances, tick).to_dict()
     emit(render_results([result], args), args.output)

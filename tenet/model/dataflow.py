@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import islpy as isl
@@ -10,7 +10,7 @@ import islpy as isl
 from tenet.errors import InputError
 from tenet.model.arch import Arch
 from tenet.model.workload import Workload
-from tenet.util.io import check_keys, expect_str, load_yaml
+from tenet.util.io import check_keys, expect_int, expect_mapping, expect_str, load_yaml
 from tenet.util.isl_util import (
     fix_params,
     maps_of,
@@ -29,6 +29,9 @@ class Dataflow:
     space: isl.UnionMap
     time: isl.UnionMap
     source: str | None = None
+    # memory level name -> tile depth (docs/levels.md); the names given by --tile
+    tiles: dict[str, int] = field(default_factory=dict)
+    tile_flags: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -38,16 +41,39 @@ class BoundDataflow:
     space_map: isl.UnionMap
     time_map: isl.UnionMap
     time_tuple: tuple[str, int]
+    tiles: dict[str, int] = field(default_factory=dict)
+    tile_flags: frozenset[str] = frozenset()
 
 
 def load_dataflow(path: str | Path) -> Dataflow:
     """Read a dataflow YAML file (`space` and `time` maps)."""
     source = str(path)
     data = load_yaml(path, "dataflow file")
-    check_keys(data, ("name", "space", "time"), ("space", "time"), source)
+    check_keys(data, ("name", "space", "time", "tiles"), ("space", "time"), source)
     space = parse_dataflow_map(expect_str(data["space"], source, "space"), source, "space")
     time = parse_dataflow_map(expect_str(data["time"], source, "time"), source, "time")
-    return Dataflow(str(data.get("name") or Path(path).stem), space, time, source)
+    tiles = parse_tiles(data.get("tiles"), source)
+    return Dataflow(str(data.get("name") or Path(path).stem), space, time, source, tiles)
+
+
+def parse_tiles(raw: object, source: str | None) -> dict[str, int]:
+    """The `tiles:` key: { LEVEL: DEPTH } with positive integer depths (checked against the
+    arch's levels and the time stamp when the dataflow is analyzed)."""
+    if raw is None:
+        return {}
+    raw = expect_mapping(raw, source, "tiles")
+    return {str(name): expect_int(depth, source, f"tiles.{name}", 1) for name, depth in raw.items()}
+
+
+def with_tiles(dataflow: Dataflow, flags: dict[str, int]) -> Dataflow:
+    """The dataflow with tile depths given on the command line (--tile) overriding its own."""
+    if not flags:
+        return dataflow
+    return replace(
+        dataflow,
+        tiles={**dataflow.tiles, **flags},
+        tile_flags=dataflow.tile_flags | frozenset(flags),
+    )
 
 
 def parse_dataflow_map(
@@ -239,4 +265,6 @@ def bind_dataflow(dataflow: Dataflow, workload: Workload, arch: Arch) -> BoundDa
                 source,
                 key,
             )
-    return BoundDataflow(maps["space"], maps["time"], time_tuples.pop())
+    return BoundDataflow(
+        maps["space"], maps["time"], time_tuples.pop(), dict(dataflow.tiles), dataflow.tile_flags
+    )

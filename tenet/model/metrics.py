@@ -15,6 +15,7 @@ from tenet.model.arch import Arch
 from tenet.model.checks import dataflow_warnings, idle_links, outside_array
 from tenet.model.cost import Cost, SideTrace, analysis_cost, read_back
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
+from tenet.model.levels import LevelTraffic, level_traffic, levels_dram_words, levels_from_dict
 from tenet.model.relations import SpaceTime, pe_conflict_chains, program_order
 from tenet.model.schedule_time import StepCounts, StepProfile, per_step_words, step_counts
 from tenet.model.workload import SIDES, Workload
@@ -247,6 +248,12 @@ class Analysis:
     step_counts: StepCounts | None = None  # the per-step numbers (None: not counted)
     profile: StepProfile | None = None  # in(t) and out(t) piece by piece (analyze --profile)
     cost: Cost | None = None  # energy in pJ and area in µm² (docs/energy.md)
+    levels: list[LevelTraffic] = field(default_factory=list)  # docs/levels.md
+
+    def dram_words(self) -> int | None:
+        """Words crossing into the outermost memory level (reads + writes of the level just
+        inside it, docs/levels.md); None when that level has no tile depth."""
+        return levels_dram_words(self.levels)
 
     def side_volumes(self) -> Iterator[tuple[str, str, Volumes]]:
         """(tensor, side, volumes) of every side with accesses, in JSON order."""
@@ -452,6 +459,7 @@ class Analysis:
             "warnings": list(self.warnings),
             **({} if self.profile is None else {"profile": self.profile.to_dict()}),
             **({} if self.cost is None else {"cost": self.cost.to_dict()}),
+            **({"levels": [level.to_dict() for level in self.levels]} if self.levels else {}),
         }
 
     @classmethod
@@ -502,6 +510,7 @@ class Analysis:
             **arch_constants(arch),
             warnings=list(data["warnings"]),
             step_counts=counted,
+            levels=levels_from_dict(data.get("levels", []), arch),
         )
         if analysis.to_dict()["delay"] != data["delay"] or analysis.energy != data["energy"]:
             raise ValueError(
@@ -888,6 +897,7 @@ def analyze_bound(
                 memory.bandwidth_bits,
             )
             steps = StepProfile.of(words_in, words_out) if profile else None
+        levels = level_traffic(workload, arch, bound, source)
         return Analysis(
             workload=workload.name,
             arch=arch.name,
@@ -908,7 +918,8 @@ def analyze_bound(
                 stamps,
                 crowded_stamps(space_time, workload, arch.macs_per_pe, instances, stamps),
             )
-            + idle_links(arch, used_links),
+            + idle_links(arch, used_links)
+            + [w for w in (level.warning() for level in levels) if w],
             step_counts=counted,
             profile=steps,
             cost=None
@@ -919,8 +930,9 @@ def analyze_bound(
                 volumes,
                 traces,
                 instances * workload.macs_per_instance,
-                dram_words,
+                dram_words if dram_words is not None else levels_dram_words(levels),
             ),
+            levels=levels,
         )
 
 

@@ -372,6 +372,8 @@ def render(results: list[dict[str, Any]], fmt: str, color: bool = False) -> str:
         return render_data(results, fmt)
     tables = [t for r in results for t in analysis_tables(r)]
     for r in results:
+        if r.get("levels"):
+            tables.append(levels_table(r["levels"]))
         if "bound" in r:
             tables.append(bound_table(r["bound"]))
         if "profile" in r:
@@ -643,5 +645,35 @@ def bound_table(bound: dict[str, Any]) -> Table:
     table.add_row("dataflow scratchpad traffic", _num(bound["dataflow_traffic"]))
     table.add_row("dataflow traffic / Snowcat front", _num(bound["ratio"]))
     table.add_row("best Snowcat mapping", escape(bound["mapping"] or "-"))
+    dram = bound.get("dram")
+    if dram:  # docs/levels.md: the traffic of the level just inside the outermost one
+        where = f"{dram['level']} <-> {dram['above']}"
+        table.add_row(f"{where}: capacity the tiles need (words)", _num(dram["capacity_words"]))
+        table.add_row(f"{where}: dataflow words", _num(dram["dataflow_words"]))
+        table.add_row(f"{where}: dataflow words as the bound charges", _num(dram["bound_words"]))
+        table.add_row(f"{where}: least over Snowcat mappings", _num(dram["snowcat_accesses"]))
+        table.add_row(f"{where}: lower bound (any schedule)", _num(dram["lower_bound"]))
+        table.add_row(f"{where}: dataflow / lower bound", _num(dram["ratio_to_lower_bound"]))
     table.caption = "other schedules may move less than the Snowcat front"
+    return table
+
+
+def levels_table(levels: list[dict[str, Any]]) -> Table:
+    """The traffic of each memory level with a tile depth (docs/levels.md)."""
+    table = Table(title="memory levels (words to and from the level above)", box=box.SIMPLE_HEAVY)
+    for col in ("level", "above", "depth", "tiles", "needs", "capacity", "reads", "writes", "ns"):
+        table.add_column(col, justify="left" if col in ("level", "above") else "right")
+    for lv in levels:
+        table.add_row(
+            escape(lv["name"]),
+            escape(lv["above"]),
+            _num(lv["tile_depth"]),
+            _num(lv["tiles"]),
+            _num(lv["capacity_needed"]) + ("" if lv["fits"] else " (!)"),
+            _num(lv["capacity"]),
+            _num(lv["reads"]),
+            _num(lv["writes"]),
+            _num(lv["transfer_ns"]),
+        )
+    table.caption = "needs: max words of one tile; (!) more than the capacity"
     return table
