@@ -12,7 +12,13 @@ from typing import Any
 import islpy as isl
 
 from tenet.model.arch import Arch
-from tenet.model.checks import dataflow_warnings, idle_links, outside_array
+from tenet.model.checks import (
+    dataflow_warnings,
+    idle_links,
+    outside_array,
+    warning_kind,
+    with_kinds,
+)
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
 from tenet.model.relations import SpaceTime, pe_conflict_chains, program_order
 from tenet.model.schedule_time import StepCounts, StepProfile, per_step_words, step_counts
@@ -444,6 +450,7 @@ class Analysis:
             "links": self.link_traffic(),
             "bandwidth": bandwidth,
             "warnings": list(self.warnings),
+            "warning_kinds": [warning_kind(w) for w in self.warnings],
             **({} if self.profile is None else {"profile": self.profile.to_dict()}),
         }
 
@@ -492,7 +499,7 @@ class Analysis:
             stamps=stamps,
             volumes=volumes,
             **arch_constants(arch),
-            warnings=list(data["warnings"]),
+            warnings=with_kinds(data["warnings"], data.get("warning_kinds")),
             step_counts=counted,
         )
         if analysis.to_dict()["delay"] != data["delay"] or analysis.energy != data["energy"]:

@@ -354,18 +354,23 @@ def render(results: list[dict[str, Any]], fmt: str, color: bool = False) -> str:
 
 
 def comparison_table(workload: str, dataflow: str, results: list[dict[str, Any]]) -> Table:
-    """Side-by-side table; the best value of each ranked row is starred."""
-    from tenet.analysis.compare import comparison_rows
+    """Side-by-side table; the best value of each ranked row is starred. Every value of a
+    column whose warnings flag an effect its numbers rest on gets a `!` and no star."""
+    from tenet.analysis.compare import comparison_rows, unranked_columns
 
-    table = Table(title=escape(f"{workload} · {dataflow}") + " (* = best)", box=box.SIMPLE_HEAVY)
+    unranked = unranked_columns(results)
+    legend = " (* = best; ! = rests on a warned effect, not ranked)" if unranked else " (* = best)"
+    table = Table(title=escape(f"{workload} · {dataflow}") + legend, box=box.SIMPLE_HEAVY)
     table.add_column("metric", style="bold")
     for result in results:
         table.add_column(escape(result["arch"]), justify="right")
     for row in comparison_rows(results):
-        best = row.best()
+        best = row.best(unranked)
         cells = []
         for n, value in enumerate(row.values):
             text = f"{value:.2%}" if row.kind == "utilization" else _num(value)
+            if n in unranked:
+                text += "!"
             cells.append(f"[green]*{text}[/green]" if n in best else text)
         table.add_row(escape(row.label), *cells)
     return table
