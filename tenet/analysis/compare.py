@@ -99,7 +99,7 @@ def comparison_rows(results: list[dict[str, Any]]) -> list[Row]:
             )
         )
     rows.append(Row("PE utilization", "utilization", [r["utilization"] for r in results]))
-    rows.append(Row("energy", "energy", [r["energy"] for r in results]))
+    rows.append(Row("energy (TENET, unitless)", "energy", [r["energy"] for r in results]))
     return rows
 
 

@@ -32,7 +32,9 @@ def add_parser(sub) -> None:
     p = sub.add_parser(
         "analyze",
         help="all metrics of one workload + arch + dataflow",
-        description="Count every metric (docs/metrics.md) exactly with isl/barvinok.",
+        description="Count every metric (docs/metrics.md) exactly with isl/barvinok. "
+        "'energy' is TENET's unitless model: MACs and L1/L2 accesses weighted by the arch's "
+        "energy constants (no unit such as pJ).",
         epilog=EXAMPLE,
     )
     add_inputs(p)

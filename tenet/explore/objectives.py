@@ -29,7 +29,11 @@ OBJECTIVES: dict[str, Objective] = {
     o.name: o
     for o in (
         Objective("latency", "delay.latency: max(ingress, egress, compute)", attrgetter("latency")),
-        Objective("energy", "energy: MACs + L1 + L2 accesses", attrgetter("energy")),
+        Objective(
+            "energy",
+            "energy: TENET's unitless model, MACs + L1 + L2 accesses weighted",
+            attrgetter("energy"),
+        ),
         Objective("sbw", "bandwidth.sbw: scratchpad words per cycle", attrgetter("sbw")),
         Objective("ibw", "bandwidth.ibw: interconnect words per cycle", attrgetter("ibw")),
         Objective(

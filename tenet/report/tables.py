@@ -86,7 +86,7 @@ def analysis_tables(result: dict[str, Any]) -> list[Table]:
         ("PE utilization", f"{result['utilization']:.2%}"),
         ("interconnect bandwidth (IBW)", result["bandwidth"]["ibw"]),
         ("scratchpad bandwidth (SBW)", result["bandwidth"]["sbw"]),
-        ("energy", result["energy"]),
+        (ENERGY_LABEL, result["energy"]),
     ]
     for name, value in rows:
         summary.add_row(name, value if isinstance(value, str) else _num(value))
@@ -351,6 +351,10 @@ def render(results: list[dict[str, Any]], fmt: str, color: bool = False) -> str:
             tables.extend(schedule_tables(r))
     warnings = [w for r in results for w in r.get("warnings", [])]
     return render_tables(tables, color, warnings)
+
+
+#: The row of TENET's `energy`: a unitless model, not picojoules (docs/metrics.md).
+ENERGY_LABEL = "energy (TENET, unitless)"
 
 
 def comparison_table(workload: str, dataflow: str, results: list[dict[str, Any]]) -> Table:
