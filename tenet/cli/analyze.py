@@ -19,6 +19,8 @@ from tenet.cli.common import (
     parameters_as_flags,
     parse_sets,
     render_results,
+    result_warnings,
+    warnings_to_stderr,
 )
 from tenet.errors import InputError
 
@@ -105,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
 
         result["bound"] = bound_at_capacity(workload, arch, analysis)
     emit(render_results([result], args), args.output)
+    warnings_to_stderr(result_warnings([result]), args)
     return 0
 
 
@@ -129,6 +132,9 @@ def run_network(args: argparse.Namespace) -> int:
             network, arch, args.dataflow, args.max_isl_ops, progress=tick, **execution_options(args)
         )
     emit(render_network(result, args.format, color_for(args)), args.output)
+    warnings_to_stderr(
+        [f"{row.layer.name}: {w}" for row in result.layers for w in row.analysis.warnings], args
+    )
     return 0
 
 

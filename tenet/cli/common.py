@@ -9,7 +9,7 @@ import contextlib
 import os
 import shutil
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from tenet.errors import InputError
@@ -69,6 +69,24 @@ def emit(text: str, output: str | None) -> None:
             raise InputError(f"cannot write output: {exc.strerror}", output) from None
     else:
         sys.stdout.write(text)
+
+
+def warnings_to_stderr(warnings: Iterable[str], args: argparse.Namespace) -> None:
+    """Print each warning on stderr (`tenet: warning: ...`) unless the result is a table on
+    stdout, which lists them itself: with `-o FILE` or `--format json|csv` they would
+    otherwise sit only in the file or in a JSON field."""
+    if not getattr(args, "output", None) and getattr(args, "format", "table") == "table":
+        return
+    for warning in warnings:
+        print(f"tenet: warning: {warning}", file=sys.stderr)
+
+
+def result_warnings(results: Iterable[Mapping], label: str | None = None) -> list[str]:
+    """The warnings of analyze-like results, each prefixed with the result's `label` key
+    (e.g. `arch`) when given."""
+    return [
+        f"{r[label]}: {w}" if label else str(w) for r in results for w in r.get("warnings") or ()
+    ]
 
 
 def add_execution_arguments(parser: argparse.ArgumentParser) -> None:

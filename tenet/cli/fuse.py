@@ -13,6 +13,7 @@ from tenet.cli.common import (
     emit,
     parse_assignments,
     parse_sets,
+    warnings_to_stderr,
 )
 from tenet.errors import InputError
 
@@ -157,6 +158,10 @@ def run(args: argparse.Namespace) -> int:
             emit(to_json(report) + "\n", args.output)
         else:
             emit(chimera_text(report), args.output)
+        warnings_to_stderr(
+            [*(report.get("warnings") or ()), *(report.get("best", {}).get("warnings") or ())],
+            args,
+        )
         return 0
     if args.order or args.tiles or args.capacity:
         raise InputError("--order, --tiles and --capacity go with --chimera", "--chimera")
@@ -211,4 +216,5 @@ def run(args: argparse.Namespace) -> int:
         emit(to_json(report) + "\n", args.output)
     else:
         emit(render_tables(fuse_tables(report), color_for(args)), args.output)
+    warnings_to_stderr(report.get("warnings") or (), args)
     return 0

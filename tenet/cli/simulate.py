@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from tenet.cli.common import add_inputs, add_output, emit, load_inputs, render_results
+from tenet.cli.common import (
+    add_inputs,
+    add_output,
+    emit,
+    load_inputs,
+    render_results,
+    result_warnings,
+    warnings_to_stderr,
+)
 from tenet.util.limits import DEFAULT_MAX_INSTANCES
 
 EXAMPLE = "example: tenet simulate -w gemm -a systolic-8x8 -d os-systolic-8x8 --set M=16 --set N=16 --set K=16"
@@ -37,4 +45,5 @@ def run(args: argparse.Namespace) -> int:
     with progress_bar("enumerating instances") as tick:
         result = simulate(workload, arch, dataflow, args.max_instances, tick).to_dict()
     emit(render_results([result], args), args.output)
+    warnings_to_stderr(result_warnings([result]), args)
     return 0
