@@ -25,7 +25,12 @@ from tenet.analysis.points import (
 )
 from tenet.errors import InputError
 from tenet.model.arch import Arch
-from tenet.model.checks import dataflow_warnings, idle_links, outside_array_message
+from tenet.model.checks import (
+    AnalysisWarning,
+    dataflow_warnings,
+    idle_links,
+    outside_array_message,
+)
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
 from tenet.model.metrics import Analysis, Volumes, arch_constants, links_for
 from tenet.model.schedule_time import StepCounts
@@ -104,6 +109,47 @@ class Enumeration:
         self.instance_pe = inverse[len(array) :]
         self.times, self.instance_step = unique_rows(time_coords)
         self.links = [self._link_table(link.relation) for link in arch.links]
+
+    @property
+    def used_pes(self) -> np.ndarray:
+        """Ids of the PEs that run at least one instance (inside the array or not)."""
+        return np.unique(self.instance_pe)
+
+    def stamp_warnings(self) -> list[AnalysisWarning]:
+        """The warnings of `analyze` that do not depend on the links: PEs outside the array,
+        crowded (PE, step) stamps, same-step link cycles, links naming unknown tensors."""
+        arch = self.arch
+        outside = [p for p in self.used_pes.tolist() if not self.in_array[p]]
+        example = (
+            f"{arch.pe_tuple}[{', '.join(map(str, self.pes[outside[0]].tolist()))}]"
+            if outside
+            else ""
+        )
+        return dataflow_warnings(
+            outside_array_message(len(outside), example),
+            arch,
+            self.workload,
+            self.n_instances,
+            self.n_stamps,
+            self.crowded,
+        )
+
+    @property
+    def _stamp_counts(self) -> np.ndarray:
+        _keys, per_stamp = np.unique(
+            self.instance_pe * len(self.times) + self.instance_step, return_counts=True
+        )
+        return per_stamp
+
+    @property
+    def n_stamps(self) -> int:
+        """|ST|: distinct (PE, step) pairs."""
+        return len(self._stamp_counts)
+
+    @property
+    def crowded(self) -> bool:
+        """Some (PE, step) pair holds more than macs_per_pe instances."""
+        return bool(self._stamp_counts.max(initial=0) > self.arch.macs_per_pe)
 
     def _link_table(self, relation) -> np.ndarray:
         """(receiver id, sender id) pairs of a link among the known PEs."""
@@ -253,16 +299,6 @@ def simulate(
             done += 1
             if progress:
                 progress(done, steps)
-    used_pes = np.unique(run.instance_pe)
-    outside = [p for p in used_pes.tolist() if not run.in_array[p]]
-    example = (
-        f"{arch.pe_tuple}[{', '.join(map(str, run.pes[outside[0]].tolist()))}]" if outside else ""
-    )
-    stamp_keys, per_stamp = np.unique(
-        run.instance_pe * len(run.times) + run.instance_step, return_counts=True
-    )
-    n_stamps = len(stamp_keys)
-    crowded = bool(per_stamp.max(initial=0) > arch.macs_per_pe)
     return Analysis(
         workload=workload.name,
         arch=arch.name,
@@ -270,20 +306,12 @@ def simulate(
         instances=run.n_instances,
         macs=run.n_instances * workload.macs_per_instance,
         pe_count=int(np.count_nonzero(run.in_array)),
-        active_pes=len(used_pes),
+        active_pes=len(run.used_pes),
         time_steps=len(run.times),
-        stamps=n_stamps,
+        stamps=run.n_stamps,
         volumes=volumes,
         **arch_constants(arch),
-        warnings=dataflow_warnings(
-            outside_array_message(len(outside), example),
-            arch,
-            workload,
-            run.n_instances,
-            n_stamps,
-            crowded,
-        )
-        + idle_links(arch, used_links),
+        warnings=run.stamp_warnings() + idle_links(arch, used_links),
         step_counts=walk_steps(
             per_step["read"],
             per_step["write"],

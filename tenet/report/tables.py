@@ -422,11 +422,21 @@ def trace_table(result: dict[str, Any], title: str, color: bool = False) -> str:
         table.add_row(escape(step), *(escape(cells.get((step, pe), "")) for pe in result["pes"]))
     notes = []
     if result["total_steps"] > len(result["steps"]) or result["total_pes"] > len(result["pes"]):
+        outside = result.get("outside_pes", 0)
+        used = (
+            f"{result['total_pes']} used PEs ({outside} of them outside the "
+            f"{result['pe_count']}-PE array)"
+            if outside
+            else f"{result['total_pes']} active PEs"
+        )
         notes.append(
             f"showing {len(result['steps'])} of {result['total_steps']} steps and "
-            f"{len(result['pes'])} of {result['total_pes']} active PEs (--steps, --pes)"
+            f"{len(result['pes'])} of {used} (--steps, --pes)"
         )
-    return render_tables([table], color, notes, prefix="note")
+    text = render_tables([table], color, notes, prefix="note")
+    if result.get("warnings"):
+        text += render_tables([], color, result["warnings"])
+    return text
 
 
 #: How each mapping space's front is named in tables, by (space, imperfect).
