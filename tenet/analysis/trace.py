@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from tenet.analysis.simulate import Enumeration, check_size
+from tenet.analysis.simulate import Enumeration, check_memory, check_size
 from tenet.errors import InputError
 from tenet.model.arch import Arch
 from tenet.model.checks import warning_kind
@@ -82,6 +82,7 @@ def trace(
         raise InputError(f"tensor {tensor} has no {side} accesses", "--side")
     check_size(workload, max_instances)
     bound = bind_dataflow(dataflow, workload, arch)
+    check_memory(workload, arch, bound)
     run = Enumeration(workload, arch, bound)
     use = run.side_use(tensor, side)
     reused = ~use.unique
