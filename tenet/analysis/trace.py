@@ -13,6 +13,7 @@ from tenet.model.arch import Arch
 from tenet.model.checks import warning_kind
 from tenet.model.dataflow import Dataflow, bind_dataflow
 from tenet.model.workload import Workload
+from tenet.util.io import did_you_mean
 
 DEFAULT_MAX_INSTANCES = 100_000
 
@@ -73,7 +74,8 @@ def trace(
     """Enumerate a small problem and tabulate one tensor's elements per PE and step."""
     if tensor not in workload.tensors:
         raise InputError(
-            f"unknown tensor {tensor!r} (the workload has: {', '.join(workload.tensors)})",
+            f"unknown tensor {tensor!r} ({did_you_mean(tensor, workload.tensors)}the workload "
+            f"has: {', '.join(workload.tensors)})",
             "--tensor",
         )
     if side is None:

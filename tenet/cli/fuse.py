@@ -16,6 +16,7 @@ from tenet.cli.common import (
     warnings_to_stderr,
 )
 from tenet.errors import InputError
+from tenet.util.io import did_you_mean
 
 EXAMPLE = "example: tenet fuse -w gpt3-ffn --at 10MiB --at 257MiB"
 
@@ -169,7 +170,9 @@ def run(args: argparse.Namespace) -> int:
     for name in names:
         if name not in STRATEGIES:
             raise InputError(
-                f"unknown strategy {name!r} (choose from {', '.join(STRATEGIES)})", "--templates"
+                f"unknown strategy {name!r} ({did_you_mean(name, STRATEGIES)}choose from "
+                f"{', '.join(STRATEGIES)})",
+                "--templates",
             )
     if not names:
         raise InputError("give at least one strategy", "--templates")

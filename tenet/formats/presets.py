@@ -153,6 +153,9 @@ def _found(
     where presets were looked for and suggests the closest names."""
     if path.is_file() or not _is_name(name):
         return path
+    if Path(name).is_dir():
+        inside = " (a workload folder needs a workload.yaml)" if kind == "workload" else ""
+        raise InputError(f"{kind} file is a directory, expected a file{inside}", source or name)
     where = " or ".join(str(p) for p in places) or f"the {kind} preset folders (none found)"
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
     if close:

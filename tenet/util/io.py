@@ -99,6 +99,14 @@ def load_yaml(path: str | Path, what: str = "YAML file") -> dict[str, Any]:
     return data
 
 
+def did_you_mean(name: str, names: Iterable[str]) -> str:
+    """`did you mean X? ` (with the names closest to `name`), or "" when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(str(name), [str(n) for n in names], n=3, cutoff=0.6)
+    return f"did you mean {', '.join(close)}? " if close else ""
+
+
 def check_keys(
     data: Mapping[str, Any],
     allowed: Iterable[str],
@@ -111,7 +119,9 @@ def check_keys(
     for key in data:
         if key not in allowed:
             raise InputError(
-                f"unknown key (expected one of: {', '.join(allowed)})", source, f"{prefix}{key}"
+                f"unknown key ({did_you_mean(key, allowed)}expected one of: {', '.join(allowed)})",
+                source,
+                f"{prefix}{key}",
             )
     for key in required:
         if key not in data:
