@@ -11,8 +11,11 @@ import asyncio
 import contextlib
 import json
 import multiprocessing
+import os
 import pickle
 import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
@@ -229,7 +232,12 @@ def run_pool(
             f"{function!r} cannot be sent to worker processes: use a top-level function"
         ) from None
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(jobs, len(pending)), mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=min(jobs, len(pending)),
+        mp_context=context,
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    ) as pool:
         futures = {pool.submit(function, argument): key for key, argument in pending}
         workers = list((getattr(pool, "_processes", None) or {}).values())  # to tell how one ended
         try:
@@ -246,6 +254,35 @@ def run_pool(
         except BaseException:
             stop_workers(pool, futures)
             raise
+
+
+#: Seconds between two checks of the watchdog that ends a worker whose parent is gone.
+PARENT_POLL_S = 0.5
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Worker initializer: end this process when the parent (`parent_pid`) is gone, even when
+    it was killed (SIGKILL, the OOM killer) and could not stop its pool.
+
+    On Linux the kernel sends SIGKILL when the parent dies (prctl PR_SET_PDEATHSIG), which
+    also stops a worker busy in isl's C code; a daemon thread that polls the parent's pid
+    covers the other systems (and a parent that died before the prctl)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            import ctypes
+
+            pr_set_pdeathsig = 1
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent_pid:  # the parent died before the prctl
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="tenet-parent-watchdog", daemon=True).start()
 
 
 def worker_ended(key: str, unfinished: int, workers: Iterable) -> str:

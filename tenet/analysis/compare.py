@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tenet.model.checks import SUSPECT_KINDS
 from tenet.model.workload import SIDES
 
 # Which way is better for each kind of row: "min", "max" or None (not ranked).
@@ -29,14 +30,26 @@ class Row:
     kind: str
     values: list[Any]
 
-    def best(self) -> set[int]:
-        """Indices of the best value(s) in this row (empty when not ranked)."""
+    def best(self, unranked: set[int] = frozenset()) -> set[int]:
+        """Indices of the best value(s) in this row (empty when not ranked), among the
+        columns not in `unranked`."""
         rule = BETTER[self.kind]
-        present = [v for v in self.values if v is not None]
+        present = [v for n, v in enumerate(self.values) if v is not None and n not in unranked]
         if rule is None or not present or len(set(present)) == 1:
             return set()
         target = min(present) if rule == "min" else max(present)
-        return {n for n, v in enumerate(self.values) if v == target}
+        return {n for n, v in enumerate(self.values) if v == target and n not in unranked}
+
+
+def unranked_columns(results: list[dict[str, Any]]) -> set[int]:
+    """Columns whose numbers rest on an effect a warning flags (PEs outside the array, more
+    MACs per PE and step than the arch has, same-step free reuse: `SUSPECT_KINDS`): they
+    are marked and never ranked best."""
+    return {
+        n
+        for n, r in enumerate(results)
+        if SUSPECT_KINDS.intersection(k for k in r.get("warning_kinds") or () if k)
+    }
 
 
 def comparison_rows(results: list[dict[str, Any]]) -> list[Row]:
@@ -86,7 +99,7 @@ def comparison_rows(results: list[dict[str, Any]]) -> list[Row]:
             )
         )
     rows.append(Row("PE utilization", "utilization", [r["utilization"] for r in results]))
-    rows.append(Row("energy", "energy", [r["energy"] for r in results]))
+    rows.append(Row("energy (TENET, unitless)", "energy", [r["energy"] for r in results]))
     return rows
 
 

@@ -7,8 +7,15 @@ variables isl cannot define (explicit `exists`) fall back to isl's point iterato
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import signal
+import sys
+import threading
 from fractions import Fraction
 from math import lcm
+from typing import Self
 
 import islpy as isl
 import numpy as np
@@ -17,6 +24,10 @@ from tenet.util.isl_util import maps_of, sets_of
 
 #: Refuse to scan bounding boxes larger than this many points.
 MAX_BOX = 50_000_000
+
+#: Scan a bounding box in slices (along its first dimension) when it is larger than this,
+#: so that the grid of one scan stays small (4M points x 8 bytes per coordinate).
+SLICE_BOX = 4_000_000
 
 
 class NotVectorizable(Exception):
@@ -113,15 +124,86 @@ def _box(s: isl.Set) -> list[range]:
     ]
 
 
+class _Stop(Exception):
+    """Raised in isl's point callback to end the iteration after Ctrl-C."""
+
+
 def _isl_points(s: isl.Set) -> np.ndarray:
+    """The points of `s` from isl's point iterator (a Python call per point).
+
+    Ctrl-C while isl iterates would raise inside the callback, where islpy prints a warning
+    and the traceback and turns it into an `isl.Error`; instead the signal only sets a flag,
+    the callback ends the iteration quietly, and KeyboardInterrupt is raised here."""
     rows: list[list[int]] = []
     n = s.dim(isl.dim_type.set)
-    s.foreach_point(
-        lambda p: rows.append(
-            [p.get_coordinate_val(isl.dim_type.set, i).to_python() for i in range(n)]
-        )
-    )
+    quiet = _QuietStop()
+
+    def visit(p) -> None:
+        if quiet.interrupted:
+            quiet.silence()
+            raise _Stop
+        rows.append([p.get_coordinate_val(isl.dim_type.set, i).to_python() for i in range(n)])
+
+    with quiet:
+        try:
+            s.foreach_point(visit)
+        except isl.Error:
+            if not quiet.interrupted:
+                raise
+    if quiet.interrupted:
+        raise KeyboardInterrupt
     return np.array(rows, dtype=np.int64).reshape(len(rows), n)
+
+
+class _QuietStop:
+    """While isl calls back into Python: SIGINT sets `interrupted` instead of raising (in the
+    main thread; elsewhere signals are not delivered anyway), and once the callback stops
+    the iteration, what islpy prints about it (a warning on file descriptor 1, the traceback
+    on sys.stderr) is discarded."""
+
+    def __init__(self) -> None:
+        self.interrupted = False
+        self._saved_fd: int | None = None
+        self._previous = None
+
+    def _on_sigint(self, signum, frame) -> None:
+        self.interrupted = True
+
+    def silence(self) -> None:
+        if self._saved_fd is not None:
+            return
+        sys.stdout.flush()
+        self._saved_fd = os.dup(1)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+
+    def __enter__(self) -> Self:
+        self._stderr = None
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._on_sigint)
+            self._stderr = contextlib.redirect_stderr(io.StringIO())
+            self._stderr.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._stderr is not None:
+            self._stderr.__exit__(*exc)
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+        if self._saved_fd is not None:
+            _flush_c_stdio()
+            os.dup2(self._saved_fd, 1)
+            os.close(self._saved_fd)
+            self._saved_fd = None
+
+
+def _flush_c_stdio() -> None:
+    """fflush(NULL): write out what C code buffered for a file descriptor we redirect."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL(None).fflush(None)
 
 
 def set_points(s: isl.Set) -> np.ndarray:
@@ -135,6 +217,10 @@ def set_points(s: isl.Set) -> np.ndarray:
     size = 1
     for r in ranges:
         size *= len(r)
+    if size > SLICE_BOX:
+        sliced = _sliced_points(s, ranges, size)
+        if sliced is not None:
+            return sliced
     try:
         if size > MAX_BOX:
             raise NotVectorizable
@@ -147,6 +233,31 @@ def set_points(s: isl.Set) -> np.ndarray:
         return grid[set_contains(s, grid)]
     except NotVectorizable:
         return _isl_points(s)
+
+
+#: At most this many slices of one bounding box (more: scanned whole, or by isl).
+MAX_SLICES = 100_000
+
+
+def _sliced_points(s: isl.Set, ranges: list[range], size: int) -> np.ndarray | None:
+    """The points of a set with a large bounding box, slab by slab along its first
+    dimension that spans more than one value (the ones before it are fixed, so the slabs
+    come in lexicographic order); each slab's box holds at most SLICE_BOX points or is one
+    value wide. Memory: the points, plus one slab's grid. None when that takes more than
+    MAX_SLICES slabs."""
+    axis = next(k for k, r in enumerate(ranges) if len(r) > 1)
+    along = ranges[axis]
+    width = max(1, SLICE_BOX // (size // len(along)))
+    if -(-len(along) // width) > MAX_SLICES:
+        return None
+    parts = []
+    for start in range(along.start, along.stop, width):
+        stop = min(start + width, along.stop)
+        slab = s.lower_bound_val(isl.dim_type.set, axis, start).upper_bound_val(
+            isl.dim_type.set, axis, stop - 1
+        )
+        parts.append(set_points(slab))
+    return np.concatenate(parts)
 
 
 def union_points(uset: isl.UnionSet) -> dict[str, np.ndarray]:

@@ -10,10 +10,13 @@ independently of `relations.py` and is what the engine is tested against.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 
+import islpy as isl
 import numpy as np
 
 from tenet.analysis.points import (
@@ -27,9 +30,14 @@ from tenet.analysis.simulate_cost import read_back_of, simulate_cost
 from tenet.analysis.simulate_levels import simulate_levels
 from tenet.errors import InputError
 from tenet.model.arch import Arch
-from tenet.model.levels import levels_dram_words
-from tenet.model.checks import dataflow_warnings, idle_links, outside_array_message
+from tenet.model.checks import (
+    AnalysisWarning,
+    dataflow_warnings,
+    idle_links,
+    outside_array_message,
+)
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
+from tenet.model.levels import levels_dram_words
 from tenet.model.metrics import Analysis, Volumes, arch_constants, links_for
 from tenet.model.schedule_time import StepCounts
 from tenet.model.workload import SIDES, Workload
@@ -49,6 +57,80 @@ def check_size(workload: Workload, max_instances: int) -> None:
         raise InputError(
             f"{size:,} instances is more than --max-instances {max_instances:,}: too many to enumerate "
             "(raise --max-instances, shrink the problem with --set, or use 'tenet analyze')",
+            workload.source,
+        )
+
+
+#: Environment variable that overrides the memory `simulate` may use, in bytes (tests, or
+#: a machine whose /proc/meminfo does not say what a job may take).
+MEMORY_ENV = "TENET_MEMORY_AVAILABLE"
+
+
+def memory_estimate(workload: Workload, arch: Arch, bound: BoundDataflow, instances: int) -> int:
+    """Bytes the enumeration holds at its peak, estimated from above: per instance, int64
+    arrays of its coordinates, PE and time stamp (twice: values and their sorting), and of
+    the one tensor side being checked (its element coordinates twice, and about 16 index
+    and mask arrays). On GEMM (3 loops, 2-D PEs, 3-D time, 2-D tensors) this is 320 bytes
+    per instance, where the measured peak grows by about 245 bytes per instance."""
+    loop_dims = max(s.dim(isl.dim_type.set) for s in sets_of(workload.domain))
+    element_dims = [
+        maps_of(workload.access(t, side))[0].dim(isl.dim_type.out)
+        for t in workload.tensors
+        for side in SIDES
+        if workload.access(t, side) is not None
+    ]
+    stamps = 2 * (loop_dims + arch.pe_arity + bound.time_tuple[1]) + 4
+    side = 2 * max(element_dims, default=0) + 16
+    return 8 * (stamps + side) * instances
+
+
+def available_memory() -> tuple[int | None, str]:
+    """(bytes this process may still allocate, where that number comes from): the
+    environment variable MEMORY_ENV, else MemAvailable in /proc/meminfo, else the free
+    physical pages (sysconf); (None, ...) when none says."""
+    text = os.environ.get(MEMORY_ENV)
+    if text:
+        try:
+            return int(text), MEMORY_ENV
+        except ValueError:
+            raise InputError(f"expected a number of bytes, got {text!r}", MEMORY_ENV) from None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024, "MemAvailable in /proc/meminfo"
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        pages = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        return int(pages), "free physical memory"
+    except (AttributeError, ValueError, OSError):
+        return None, "unknown"
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.1f} MiB"
+
+
+def check_memory(
+    workload: Workload,
+    arch: Arch,
+    bound: BoundDataflow,
+    available: int | None = None,
+) -> None:
+    """Refuse, before enumerating, a problem whose estimated memory (`memory_estimate`)
+    exceeds `available` bytes (None: what the machine has free, `available_memory`)."""
+    where = "given"
+    if available is None:
+        available, where = available_memory()
+        if available is None:
+            return
+    instances = count(workload.domain)
+    need = memory_estimate(workload, arch, bound, instances)
+    if need > available:
+        raise InputError(
+            f"enumerating {instances:,} instances needs about {_gib(need)} of memory, more "
+            f"than the {_gib(available)} available ({where}): shrink the problem with --set, "
+            "or count it with 'tenet analyze'",
             workload.source,
         )
 
@@ -107,6 +189,47 @@ class Enumeration:
         self.instance_pe = inverse[len(array) :]
         self.times, self.instance_step = unique_rows(time_coords)
         self.links = [self._link_table(link.relation) for link in arch.links]
+
+    @property
+    def used_pes(self) -> np.ndarray:
+        """Ids of the PEs that run at least one instance (inside the array or not)."""
+        return np.unique(self.instance_pe)
+
+    def stamp_warnings(self) -> list[AnalysisWarning]:
+        """The warnings of `analyze` that do not depend on the links: PEs outside the array,
+        crowded (PE, step) stamps, same-step link cycles, links naming unknown tensors."""
+        arch = self.arch
+        outside = [p for p in self.used_pes.tolist() if not self.in_array[p]]
+        example = (
+            f"{arch.pe_tuple}[{', '.join(map(str, self.pes[outside[0]].tolist()))}]"
+            if outside
+            else ""
+        )
+        return dataflow_warnings(
+            outside_array_message(len(outside), example),
+            arch,
+            self.workload,
+            self.n_instances,
+            self.n_stamps,
+            self.crowded,
+        )
+
+    @property
+    def _stamp_counts(self) -> np.ndarray:
+        _keys, per_stamp = np.unique(
+            self.instance_pe * len(self.times) + self.instance_step, return_counts=True
+        )
+        return per_stamp
+
+    @property
+    def n_stamps(self) -> int:
+        """|ST|: distinct (PE, step) pairs."""
+        return len(self._stamp_counts)
+
+    @property
+    def crowded(self) -> bool:
+        """Some (PE, step) pair holds more than macs_per_pe instances."""
+        return bool(self._stamp_counts.max(initial=0) > self.arch.macs_per_pe)
 
     def _link_table(self, relation) -> np.ndarray:
         """(receiver id, sender id) pairs of a link among the known PEs."""
@@ -226,14 +349,18 @@ def simulate(
     max_instances: int = DEFAULT_MAX_INSTANCES,
     progress: Callable[[int, int], None] | None = None,
     cost: bool | None = None,
+    memory_available: int | None = None,
 ) -> Analysis:
     """Every metric of `analyze`, computed by enumeration (the test reference).
 
     `progress(done, total)` is called as the work advances: the enumeration of the instances
-    is one step, each tensor side another. With `cost` (None: when the arch has components),
-    the energy and area of docs/energy.md by enumeration (`simulate_cost`)."""
+    is one step, each tensor side another. A problem whose estimated memory exceeds
+    `memory_available` bytes (None: what the machine has free) is refused first. With `cost`
+    (None: when the arch has components), the energy and area of docs/energy.md by
+    enumeration (`simulate_cost`)."""
     check_size(workload, max_instances)
     bound = bind_dataflow(dataflow, workload, arch)
+    check_memory(workload, arch, bound, memory_available)
     steps = 1 + sum(workload.access(t, s) is not None for t in workload.tensors for s in SIDES)
     if progress:
         progress(0, steps)
@@ -263,16 +390,6 @@ def simulate(
             done += 1
             if progress:
                 progress(done, steps)
-    used_pes = np.unique(run.instance_pe)
-    outside = [p for p in used_pes.tolist() if not run.in_array[p]]
-    example = (
-        f"{arch.pe_tuple}[{', '.join(map(str, run.pes[outside[0]].tolist()))}]" if outside else ""
-    )
-    stamp_keys, per_stamp = np.unique(
-        run.instance_pe * len(run.times) + run.instance_step, return_counts=True
-    )
-    n_stamps = len(stamp_keys)
-    crowded = bool(per_stamp.max(initial=0) > arch.macs_per_pe)
     levels = simulate_levels(run, workload, arch, bound, dataflow.source)
     return Analysis(
         workload=workload.name,
@@ -281,19 +398,12 @@ def simulate(
         instances=run.n_instances,
         macs=run.n_instances * workload.macs_per_instance,
         pe_count=int(np.count_nonzero(run.in_array)),
-        active_pes=len(used_pes),
+        active_pes=len(run.used_pes),
         time_steps=len(run.times),
-        stamps=n_stamps,
+        stamps=run.n_stamps,
         volumes=volumes,
         **arch_constants(arch),
-        warnings=dataflow_warnings(
-            outside_array_message(len(outside), example),
-            arch,
-            workload,
-            run.n_instances,
-            n_stamps,
-            crowded,
-        )
+        warnings=run.stamp_warnings()
         + idle_links(arch, used_links)
         + [w for w in (level.warning() for level in levels) if w],
         levels=levels,

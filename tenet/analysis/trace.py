@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from tenet.analysis.simulate import Enumeration, check_size
+from tenet.analysis.simulate import Enumeration, check_memory, check_size
 from tenet.errors import InputError
 from tenet.model.arch import Arch
+from tenet.model.checks import warning_kind
 from tenet.model.dataflow import Dataflow, bind_dataflow
 from tenet.model.workload import Workload
+from tenet.util.io import did_you_mean
 
 DEFAULT_MAX_INSTANCES = 100_000
 
@@ -33,6 +35,8 @@ class Trace:
     total_pes: int
     activity: np.ndarray  # instances per (PE, step), all PEs x all steps
     pe_count: int
+    outside_pes: int = 0  # used PEs that are not PEs of the array
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -50,6 +54,10 @@ class Trace:
             ],
             "total_steps": self.total_steps,
             "total_pes": self.total_pes,
+            "pe_count": self.pe_count,
+            "outside_pes": self.outside_pes,
+            "warnings": list(self.warnings),
+            "warning_kinds": [warning_kind(w) for w in self.warnings],
         }
 
 
@@ -66,7 +74,8 @@ def trace(
     """Enumerate a small problem and tabulate one tensor's elements per PE and step."""
     if tensor not in workload.tensors:
         raise InputError(
-            f"unknown tensor {tensor!r} (the workload has: {', '.join(workload.tensors)})",
+            f"unknown tensor {tensor!r} ({did_you_mean(tensor, workload.tensors)}the workload "
+            f"has: {', '.join(workload.tensors)})",
             "--tensor",
         )
     if side is None:
@@ -75,10 +84,11 @@ def trace(
         raise InputError(f"tensor {tensor} has no {side} accesses", "--side")
     check_size(workload, max_instances)
     bound = bind_dataflow(dataflow, workload, arch)
+    check_memory(workload, arch, bound)
     run = Enumeration(workload, arch, bound)
     use = run.side_use(tensor, side)
     reused = ~use.unique
-    used_pes = np.unique(run.instance_pe)
+    used_pes = run.used_pes
     shown_pes = used_pes[:max_pes]
     pe_column = {int(p): k for k, p in enumerate(shown_pes.tolist())}
     cells: dict[tuple[int, int], list[tuple[str, bool]]] = {}
@@ -102,4 +112,6 @@ def trace(
         total_pes=len(used_pes),
         activity=activity[used_pes],
         pe_count=arch.pe_count,
+        outside_pes=int(np.count_nonzero(~run.in_array[used_pes])),
+        warnings=run.stamp_warnings(),
     )

@@ -20,6 +20,8 @@ from tenet.cli.common import (
     parameters_as_flags,
     parse_sets,
     render_results,
+    result_warnings,
+    warnings_to_stderr,
 )
 from tenet.errors import InputError
 
@@ -33,7 +35,9 @@ def add_parser(sub) -> None:
     p = sub.add_parser(
         "analyze",
         help="all metrics of one workload + arch + dataflow",
-        description="Count every metric (docs/metrics.md) exactly with isl/barvinok.",
+        description="Count every metric (docs/metrics.md) exactly with isl/barvinok. "
+        "'energy' is TENET's unitless model: MACs and L1/L2 accesses weighted by the arch's "
+        "energy constants (no unit such as pJ).",
         epilog=EXAMPLE,
     )
     add_inputs(p)
@@ -141,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
         if dram is not None:
             result["bound"]["dram"] = dram
     emit(render_results([result], args), args.output)
+    warnings_to_stderr(result_warnings([result]), args)
     return 0
 
 
@@ -165,6 +170,9 @@ def run_network(args: argparse.Namespace) -> int:
             network, arch, args.dataflow, args.max_isl_ops, progress=tick, **execution_options(args)
         )
     emit(render_network(result, args.format, color_for(args)), args.output)
+    warnings_to_stderr(
+        [f"{row.layer.name}: {w}" for row in result.layers for w in row.analysis.warnings], args
+    )
     return 0
 
 

@@ -9,7 +9,7 @@ import contextlib
 import os
 import shutil
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from tenet.errors import InputError
@@ -69,6 +69,24 @@ def emit(text: str, output: str | None) -> None:
             raise InputError(f"cannot write output: {exc.strerror}", output) from None
     else:
         sys.stdout.write(text)
+
+
+def warnings_to_stderr(warnings: Iterable[str], args: argparse.Namespace) -> None:
+    """Print each warning on stderr (`tenet: warning: ...`) unless the result is a table on
+    stdout, which lists them itself: with `-o FILE` or `--format json|csv` they would
+    otherwise sit only in the file or in a JSON field."""
+    if not getattr(args, "output", None) and getattr(args, "format", "table") == "table":
+        return
+    for warning in warnings:
+        print(f"tenet: warning: {warning}", file=sys.stderr)
+
+
+def result_warnings(results: Iterable[Mapping], label: str | None = None) -> list[str]:
+    """The warnings of analyze-like results, each prefixed with the result's `label` key
+    (e.g. `arch`) when given."""
+    return [
+        f"{r[label]}: {w}" if label else str(w) for r in results for w in r.get("warnings") or ()
+    ]
 
 
 def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
@@ -194,8 +212,10 @@ def table_width(args: argparse.Namespace) -> int | None:
 @contextlib.contextmanager
 def command_output(args: argparse.Namespace) -> Iterator[None]:
     """Around a command's run: refuse mistyped preset names and an `-o` that is one of the
-    inputs, and fit the tables to the terminal."""
-    check_output(args, input_files(args))
+    inputs, check `--plot`, and fit the tables to the terminal."""
+    inputs = input_files(args)
+    check_output(args, inputs)
+    check_plot(args, inputs)
     if getattr(args, "format", "table") != "table":  # no table: leave rich unloaded
         yield
         return
@@ -289,6 +309,63 @@ def with_cost_flags(arch, args: argparse.Namespace):
 
         arch = replace(arch, components=load_components(path, arch))
     return arch
+
+
+#: File types `--plot` writes (matplotlib's Agg backend, chosen by the extension).
+PLOT_SUFFIXES = (
+    ".png",
+    ".pdf",
+    ".svg",
+    ".svgz",
+    ".eps",
+    ".ps",
+    ".jpg",
+    ".jpeg",
+    ".tif",
+    ".tiff",
+    ".webp",
+)
+
+
+def check_plot(args: argparse.Namespace, inputs: Sequence[tuple[str, Path]]) -> None:
+    """Check `--plot FILE` before any work: a known image extension (none: `.png` is added,
+    and said on stderr), not a directory, not the `-o` file, not an input file."""
+    plot = getattr(args, "plot", None)
+    if not plot:
+        return
+    path = Path(plot)
+    if path.is_dir() or plot.endswith(("/", os.sep)):
+        raise InputError("is a directory; give a file name such as plot.png", "--plot")
+    suffix = path.suffix.lower()
+    if not suffix:
+        path = path.with_name(path.name + ".png")
+        if path.is_dir():
+            raise InputError(f"{str(path)!r} is a directory", "--plot")
+    elif suffix not in PLOT_SUFFIXES:
+        raise InputError(
+            f"cannot draw a {suffix} file (use one of: {', '.join(PLOT_SUFFIXES)})", "--plot"
+        )
+    output = getattr(args, "output", None)
+    if output and (_same_file(Path(output), path) or _same_file(Path(output), Path(plot))):
+        raise InputError(
+            "is the -o file too; give the plot and the result different names", "--plot"
+        )
+    for flag, given in inputs:
+        if _same_file(given, path):
+            raise InputError(
+                f"would overwrite the input file {str(given)!r} (given with {flag})", "--plot"
+            )
+    if not suffix:
+        print(f"tenet: note: --plot {plot} has no extension; writing {path}", file=sys.stderr)
+    args.plot = str(path)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """The same file, or (when either does not exist yet) the same absolute path."""
+    with contextlib.suppress(OSError):
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    return a.resolve() == b.resolve()
 
 
 def load_inputs(args: argparse.Namespace):

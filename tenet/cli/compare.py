@@ -13,6 +13,8 @@ from tenet.cli.common import (
     color_for,
     emit,
     parse_sets,
+    result_warnings,
+    warnings_to_stderr,
 )
 from tenet.errors import InputError
 
@@ -100,4 +102,5 @@ def run(args: argparse.Namespace) -> int:
         comparison_plot(workload.name, dataflow.name, results, args.plot)
     text = render_comparison(workload.name, dataflow.name, results, args.format, color_for(args))
     emit(text, args.output)
+    warnings_to_stderr(result_warnings(results, "arch"), args)
     return 0

@@ -13,8 +13,10 @@ from tenet.cli.common import (
     emit,
     parse_assignments,
     parse_sets,
+    warnings_to_stderr,
 )
 from tenet.errors import InputError
+from tenet.util.io import did_you_mean
 
 EXAMPLE = "example: tenet fuse -w gpt3-ffn --at 10MiB --at 257MiB"
 
@@ -211,6 +213,10 @@ def run(args: argparse.Namespace) -> int:
             emit(to_json(report) + "\n", args.output)
         else:
             emit(chimera_text(report), args.output)
+        warnings_to_stderr(
+            [*(report.get("warnings") or ()), *(report.get("best", {}).get("warnings") or ())],
+            args,
+        )
         return 0
     if args.order or args.tiles or args.capacity:
         raise InputError("--order, --tiles and --capacity go with --chimera", "--chimera")
@@ -218,7 +224,9 @@ def run(args: argparse.Namespace) -> int:
     for name in names:
         if name not in STRATEGIES:
             raise InputError(
-                f"unknown strategy {name!r} (choose from {', '.join(STRATEGIES)})", "--templates"
+                f"unknown strategy {name!r} ({did_you_mean(name, STRATEGIES)}choose from "
+                f"{', '.join(STRATEGIES)})",
+                "--templates",
             )
     if not names:
         raise InputError("give at least one strategy", "--templates")
@@ -276,4 +284,5 @@ def run(args: argparse.Namespace) -> int:
         emit(to_json(report) + "\n", args.output)
     else:
         emit(render_tables(fuse_tables(report), color_for(args)), args.output)
+    warnings_to_stderr(report.get("warnings") or (), args)
     return 0

@@ -25,6 +25,9 @@ def run(args: argparse.Namespace) -> int:
     presets = list_presets()
     lines = ["archs:"] + [f"  {a}" for a in presets["archs"]]
     lines += ["workloads (name: dataflows):"] + [f"  {w}" for w in presets["workloads"]]
+    lines += ["dataflows 'tenet validate' calls illegal on the arch they are written for:"] + [
+        f"  {n}" for n in presets["notes"]
+    ]
     lines += ["networks:"] + [f"  {n}" for n in presets["networks"]]
     emit("\n".join(lines) + "\n", None)
     return 0

@@ -12,6 +12,8 @@ from tenet.cli.common import (
     emit,
     load_inputs,
     render_results,
+    result_warnings,
+    warnings_to_stderr,
 )
 from tenet.util.limits import DEFAULT_MAX_INSTANCES
 
@@ -49,4 +51,5 @@ def run(args: argparse.Namespace) -> int:
     with progress_bar("enumerating instances") as tick:
         result = simulate(workload, arch, dataflow, args.max_instances, tick).to_dict()
     emit(render_results([result], args), args.output)
+    warnings_to_stderr(result_warnings([result]), args)
     return 0

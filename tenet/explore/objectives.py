@@ -9,6 +9,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from tenet.errors import InputError
+from tenet.util.io import did_you_mean
 
 if TYPE_CHECKING:
     from tenet.model.metrics import Analysis
@@ -29,7 +30,11 @@ OBJECTIVES: dict[str, Objective] = {
     o.name: o
     for o in (
         Objective("latency", "delay.latency: max(ingress, egress, compute)", attrgetter("latency")),
-        Objective("energy", "energy: MACs + L1 + L2 accesses", attrgetter("energy")),
+        Objective(
+            "energy",
+            "energy: TENET's unitless model, MACs + L1 + L2 accesses weighted",
+            attrgetter("energy"),
+        ),
         Objective("sbw", "bandwidth.sbw: scratchpad words per cycle", attrgetter("sbw")),
         Objective("ibw", "bandwidth.ibw: interconnect words per cycle", attrgetter("ibw")),
         Objective(
@@ -70,7 +75,9 @@ def parse_objectives(text: str | Sequence[str]) -> tuple[str, ...]:
     for name in names:
         if name not in OBJECTIVES:
             raise InputError(
-                f"unknown objective {name!r} (known: {', '.join(OBJECTIVES)})", "objectives"
+                f"unknown objective {name!r} ({did_you_mean(name, OBJECTIVES)}known: "
+                f"{', '.join(OBJECTIVES)})",
+                "objectives",
             )
     if len(set(names)) != len(names):
         raise InputError("an objective is named twice", "objectives")

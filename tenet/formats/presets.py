@@ -78,6 +78,72 @@ def resolve_dataflow(text: str, workload_path: Path | None) -> Path:
     return path
 
 
+#: The arch each preset dataflow is written for (the first of docs/presets.md's "arch").
+DATAFLOW_ARCHS = {
+    "gemm/os-systolic-8x8": "systolic-8x8",
+    "gemm/ws-systolic-8x8": "systolic-8x8",
+    "gemm/ncf-nmk-8x8": "systolic-8x8",
+    "gemm/ncf-rs-64": "chain-64",
+    "gemm/ncf-yxp-os-64": "chain-64",
+    "gemm/chain-256": "chain-256",
+    "gemm/os-systolic-16x16": "systolic-16x16-up",
+    "gemm/os-multicast-8x8": "multicast-8x8",
+    "conv2d/os-8x8": "systolic-8x8",
+    "conv2d/ws-8x8": "systolic-8x8",
+    "conv2d/eyeriss-8x8": "systolic-8x8",
+    "conv2d/kp-64": "chain-64",
+    "conv2d/nlr-64": "chain-64",
+    "conv2d/chain-256": "chain-256",
+    "conv2d/os-16x16": "systolic-16x16-up",
+    "conv2d/row-stationary-12x14": "eyeriss-12x14",
+    "jacobi2d/os-8x8": "systolic-8x8",
+    "jacobi2d/os-chain-64": "chain-64",
+    "jacobi2d/chain-256": "chain-256",
+    "jacobi2d/os-16x16": "systolic-16x16-up",
+    "mttkrp/systolic1-8x8": "systolic-8x8",
+    "mttkrp/systolic2-8x8": "systolic-8x8",
+    "mttkrp/systolic3-8x8": "systolic-8x8",
+    "mttkrp/chain-256": "chain-256",
+    "mttkrp/os-16x16": "systolic-16x16-up",
+    "batched-gemm/os-systolic-8x8": "systolic-8x8",
+    "batched-gemm/ws-systolic-8x8": "systolic-8x8",
+    "depthwise-conv/channel-64": "chain-64",
+    "depthwise-conv/os-8x8": "systolic-8x8",
+    "dilated-conv/os-8x8": "systolic-8x8",
+    "dilated-conv/ws-8x8": "systolic-8x8",
+    "strided-conv/os-8x8": "systolic-8x8",
+    "strided-conv/ws-8x8": "systolic-8x8",
+    "mmc/os-8x8": "systolic-8x8",
+}
+
+#: Preset dataflows that `tenet validate` calls illegal on the arch they are written for:
+#: TENET's own mappings that run several instances on one PE in one time step (a
+#: pe_conflict on its one-MAC arrays). Name -> (instances per PE and step at most, a
+#: preset arch with that many MACs per PE where it is legal, or None).
+SEVERAL_PER_STEP = {
+    "gemm/ncf-rs-64": (4, "chain-64-mac9"),
+    "conv2d/os-8x8": (9, "systolic-8x8-mac9"),
+    "conv2d/ws-8x8": (9, "systolic-8x8-mac9"),
+    "conv2d/eyeriss-8x8": (3, "systolic-8x8-mac9"),
+    "conv2d/kp-64": (9, "chain-64-mac9"),
+    "conv2d/nlr-64": (9, "chain-64-mac9"),
+    "conv2d/chain-256": (9, None),
+    "conv2d/os-16x16": (9, None),
+}
+
+
+def dataflow_notes() -> list[str]:
+    """One line per preset dataflow that is illegal on its arch (`SEVERAL_PER_STEP`)."""
+    lines = []
+    for name, (per_step, legal_on) in SEVERAL_PER_STEP.items():
+        where = f"; legal on {legal_on}" if legal_on else ""
+        lines.append(
+            f"{name} on {DATAFLOW_ARCHS[name]}: illegal (pe_conflict: up to {per_step} "
+            f"instances per PE and step, as in TENET's mapping){where}"
+        )
+    return lines
+
+
 def list_presets() -> dict[str, list[str]]:
     """Names of the preset archs, workloads and their dataflows."""
     archs: dict[str, None] = {}
@@ -93,6 +159,7 @@ def list_presets() -> dict[str, list[str]]:
         "archs": list(archs),
         "workloads": list(workloads),
         "networks": preset_names("networks"),
+        "notes": dataflow_notes(),
     }
 
 
@@ -153,6 +220,9 @@ def _found(
     where presets were looked for and suggests the closest names."""
     if path.is_file() or not _is_name(name):
         return path
+    if Path(name).is_dir():
+        inside = " (a workload folder needs a workload.yaml)" if kind == "workload" else ""
+        raise InputError(f"{kind} file is a directory, expected a file{inside}", source or name)
     where = " or ".join(str(p) for p in places) or f"the {kind} preset folders (none found)"
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
     if close:

@@ -1,6 +1,13 @@
-"""Warnings about a dataflow on an arch that do not stop the analysis."""
+"""Warnings about a dataflow on an arch that do not stop the analysis.
+
+Each warning is an `AnalysisWarning`: the message text (a `str`, so the JSON `warnings` list is the
+same list of strings as before) with a `kind`, so that callers can filter them without
+matching the text."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Self
 
 import islpy as isl
 
@@ -9,6 +16,56 @@ from tenet.model.relations import SpaceTime
 from tenet.model.workload import Workload
 from tenet.util.isl_util import count, sets_of
 
+#: Every warning kind, with what it flags.
+WARNING_KINDS = {
+    "outside_array": "used PEs lie outside the PE array (a validate outside_array violation)",
+    "crowded_stamps": "some PE runs more than macs_per_pe MACs in one step (a pe_conflict)",
+    "same_step_cycle": "same-step forward links form a cycle: free reuse nobody fetched",
+    "unknown_link_tensor": "a link names a tensor the workload does not have",
+    "idle_link": "an interconnect entry carries no reuse for this dataflow",
+    "level_capacity": "a memory level's tiles need more words than the level holds",
+}
+
+#: Kinds whose effect makes the counts of that analysis rest on something the model does
+#: not allow a real array (PEs that do not exist, more MACs than a PE has, or values no one
+#: fetched): `compare` does not rank such results.
+SUSPECT_KINDS = frozenset({"outside_array", "crowded_stamps", "same_step_cycle"})
+
+
+class AnalysisWarning(str):
+    """A warning message (the `str` itself) with its `kind`, one of WARNING_KINDS."""
+
+    kind: str
+
+    def __new__(cls, kind: str, message: str) -> Self:
+        if kind not in WARNING_KINDS:
+            raise ValueError(f"unknown warning kind {kind!r}")
+        self = super().__new__(cls, message)
+        self.kind = kind
+        return self
+
+    def __reduce__(self):  # pickled across worker processes with its kind
+        return (AnalysisWarning, (self.kind, str(self)))
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "message": str(self)}
+
+
+def warning_kind(warning: str) -> str | None:
+    """The kind of a warning (None for a plain string, e.g. one read back from old JSON)."""
+    return getattr(warning, "kind", None)
+
+
+def with_kinds(messages: Iterable[str], kinds: Iterable[str | None] | None) -> list[str]:
+    """Warnings read back from JSON: `warnings` paired with `warning_kinds` when given."""
+    messages = list(messages)
+    if kinds is None:
+        return messages
+    return [
+        AnalysisWarning(kind, text) if kind in WARNING_KINDS else text
+        for text, kind in zip(messages, kinds, strict=True)
+    ]
+
 
 def example_point(uset: isl.UnionSet) -> str:
     """One point of a non-empty set, as isl text (e.g. 'PE[8, 0]')."""
@@ -16,13 +73,16 @@ def example_point(uset: isl.UnionSet) -> str:
     return str(point).strip("{} ")
 
 
-def outside_array_message(n_outside: int, example: str) -> str | None:
+def outside_array_message(n_outside: int, example: str) -> AnalysisWarning | None:
     if not n_outside:
         return None
-    return f"{n_outside} used PEs lie outside the array, e.g. {example}: an outside_array violation"
+    return AnalysisWarning(
+        "outside_array",
+        f"{n_outside} used PEs lie outside the array, e.g. {example}: an outside_array violation",
+    )
 
 
-def outside_array(space_time: SpaceTime) -> str | None:
+def outside_array(space_time: SpaceTime) -> AnalysisWarning | None:
     """Space stamps outside the PE domain (`outside_array` in `tenet validate`)."""
     outside = space_time.space_domain.subtract(space_time.pe_domain)
     if outside.is_empty():
@@ -30,17 +90,20 @@ def outside_array(space_time: SpaceTime) -> str | None:
     return outside_array_message(count(outside), example_point(outside.lexmin()))
 
 
-def oversubscribed(instances: int, stamps: int, macs_per_pe: int, crowded: bool) -> str | None:
+def oversubscribed(
+    instances: int, stamps: int, macs_per_pe: int, crowded: bool
+) -> AnalysisWarning | None:
     """Some (PE, step) holds more than macs_per_pe instances (`crowded`, found by the caller)."""
     if not crowded:
         return None
-    return (
+    return AnalysisWarning(
+        "crowded_stamps",
         f"{instances:,} instances share {stamps:,} (PE, time) stamps: some PE runs more than "
-        f"macs_per_pe={macs_per_pe} MACs in one step (a pe_conflict violation)"
+        f"macs_per_pe={macs_per_pe} MACs in one step (a pe_conflict violation)",
     )
 
 
-def unknown_link_tensors(arch: Arch, workload: Workload) -> list[str]:
+def unknown_link_tensors(arch: Arch, workload: Workload) -> list[AnalysisWarning]:
     tensors = set(workload.tensors)
     out: dict[str, None] = {}
     for link in arch.links:
@@ -50,7 +113,7 @@ def unknown_link_tensors(arch: Arch, workload: Workload) -> list[str]:
                     f"{link.entry or link.label} names tensor {name!r}, which workload "
                     f"{workload.name!r} does not have (its tensors: {', '.join(workload.tensors)})"
                 )
-    return list(out)
+    return [AnalysisWarning("unknown_link_tensor", text) for text in out]
 
 
 def _closure(rel: isl.UnionMap) -> isl.UnionMap:
@@ -66,7 +129,7 @@ def _closure(rel: isl.UnionMap) -> isl.UnionMap:
         closure = grown
 
 
-def same_step_cycles(arch: Arch, workload: Workload) -> str | None:
+def same_step_cycles(arch: Arch, workload: Workload) -> AnalysisWarning | None:
     """Forward links used at distance 0 that form a cycle, for some tensor side they serve,
     let PEs supply each other a value nobody fetched."""
     checked: set[tuple[int, ...]] = set()
@@ -88,15 +151,16 @@ def same_step_cycles(arch: Arch, workload: Workload) -> str | None:
             rel = rel.subtract(arch.pe_domain.identity())
             cycle = _closure(rel).intersect(arch.pe_domain.identity())
             if not cycle.is_empty():
-                return (
+                return AnalysisWarning(
+                    "same_step_cycle",
                     f"same-step (window 0) forward links form a cycle for {tensor} ({side}), e.g. "
                     f"through {example_point(cycle.domain().lexmin())}: PEs on it can supply each "
-                    "other a value nobody fetched, which TENET's semantics count as free reuse"
+                    "other a value nobody fetched, which TENET's semantics count as free reuse",
                 )
     return None
 
 
-def idle_links(arch: Arch, used: set[int]) -> list[str]:
+def idle_links(arch: Arch, used: set[int]) -> list[AnalysisWarning]:
     """Interconnect entries none of whose links could serve a value: often a reversed direction."""
     entries: dict[str, list[bool]] = {}
     for n, link in enumerate(arch.links):
@@ -110,13 +174,22 @@ def idle_links(arch: Arch, used: set[int]) -> list[str]:
             link.kind == "forward" for link in arch.links if (link.entry or link.label) == entry
         )
         hint = " (check its direction: receiver -> sender)" if forward else ""
-        out.append(f"{entry} carries no reuse for any tensor of this dataflow{hint}")
+        out.append(
+            AnalysisWarning(
+                "idle_link", f"{entry} carries no reuse for any tensor of this dataflow{hint}"
+            )
+        )
     return out
 
 
 def dataflow_warnings(
-    outside: str | None, arch: Arch, workload: Workload, instances: int, stamps: int, crowded: bool
-) -> list[str]:
+    outside: AnalysisWarning | None,
+    arch: Arch,
+    workload: Workload,
+    instances: int,
+    stamps: int,
+    crowded: bool,
+) -> list[AnalysisWarning]:
     """All warnings; `outside` and `crowded` are found by the caller (engine or enumeration)."""
     found = [
         outside,

@@ -83,9 +83,12 @@ class LevelTraffic:
     def warning(self) -> str | None:
         if self.fits:
             return None
-        return (
+        from tenet.model.checks import AnalysisWarning  # checks imports the relations
+
+        return AnalysisWarning(
+            "level_capacity",
             f"level {self.name!r}: the dataflow's tiles of depth {self.tile_depth} need "
-            f"{self.capacity_needed:,} words, more than its capacity of {self.capacity:,}"
+            f"{self.capacity_needed:,} words, more than its capacity of {self.capacity:,}",
         )
 
     def to_dict(self) -> dict[str, Any]:

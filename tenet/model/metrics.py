@@ -12,7 +12,13 @@ from typing import Any
 import islpy as isl
 
 from tenet.model.arch import Arch
-from tenet.model.checks import dataflow_warnings, idle_links, outside_array
+from tenet.model.checks import (
+    dataflow_warnings,
+    idle_links,
+    outside_array,
+    warning_kind,
+    with_kinds,
+)
 from tenet.model.cost import Cost, SideTrace, analysis_cost, read_back
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
 from tenet.model.levels import LevelTraffic, level_traffic, levels_dram_words, levels_from_dict
@@ -457,6 +463,7 @@ class Analysis:
             "links": self.link_traffic(),
             "bandwidth": bandwidth,
             "warnings": list(self.warnings),
+            "warning_kinds": [warning_kind(w) for w in self.warnings],
             **({} if self.profile is None else {"profile": self.profile.to_dict()}),
             **({} if self.cost is None else {"cost": self.cost.to_dict()}),
             **({"levels": [level.to_dict() for level in self.levels]} if self.levels else {}),
@@ -508,7 +515,7 @@ class Analysis:
             stamps=stamps,
             volumes=volumes,
             **arch_constants(arch),
-            warnings=list(data["warnings"]),
+            warnings=with_kinds(data["warnings"], data.get("warning_kinds")),
             step_counts=counted,
             levels=levels_from_dict(data.get("levels", []), arch),
         )

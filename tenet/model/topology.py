@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tenet.errors import InputError
+from tenet.util.io import did_you_mean
 
 
 @dataclass(frozen=True)
@@ -210,7 +211,9 @@ def generate(name: str, shape: list[int], options: dict[str, Any]) -> list[LinkS
     """The links of topology `name` on an array of `shape` with its `options`."""
     if name not in TOPOLOGIES:
         raise InputError(
-            f"unknown topology {name!r} (known: {', '.join(TOPOLOGIES)})", key="topology"
+            f"unknown topology {name!r} ({did_you_mean(name, TOPOLOGIES)}known: "
+            f"{', '.join(TOPOLOGIES)})",
+            key="topology",
         )
     generator, allowed = TOPOLOGIES[name]
     for option in options:

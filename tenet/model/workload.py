@@ -12,7 +12,14 @@ import islpy as isl
 
 from tenet.errors import InputError
 from tenet.model.einsum import parse_einsum
-from tenet.util.io import check_keys, expect_int, expect_mapping, expect_str, load_yaml
+from tenet.util.io import (
+    check_keys,
+    did_you_mean,
+    expect_int,
+    expect_mapping,
+    expect_str,
+    load_yaml,
+)
 from tenet.util.isl_util import (
     fix_params,
     is_bounded,
@@ -135,7 +142,11 @@ def _param_values(raw: Any, overrides: Mapping[str, int] | None, source: str) ->
     for name, value in (overrides or {}).items():
         if name not in values:
             known = ", ".join(values) or "none"
-            raise InputError(f"unknown parameter {name!r} (the workload has: {known})", "--set")
+            raise InputError(
+                f"unknown parameter {name!r} ({did_you_mean(name, values)}the workload has: "
+                f"{known})",
+                "--set",
+            )
         values[name] = value
     return values
 

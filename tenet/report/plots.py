@@ -195,7 +195,11 @@ def activity_plot(result: Trace, path: str | Path, title: str) -> None:
     bottom.stairs(busy, np.arange(steps + 1) - 0.5, baseline=None, lw=1.2)
     bottom.set_xlim(-0.5, steps - 0.5)
     bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
-    bottom.set_ylim(0, 1.05)
+    # Above 1 when the dataflow uses PEs outside the array: shown, not clipped.
+    top_value = max(1.0, float(busy.max(initial=0.0)))
+    if top_value > 1.0:
+        bottom.axhline(1.0, color="gray", ls=":", lw=0.8)
+    bottom.set_ylim(0, top_value * 1.05)
     bottom.set_ylabel("utilization")
     bottom.set_xlabel("time step (lexicographic order)")
     bottom.grid(axis="x", alpha=0.3)

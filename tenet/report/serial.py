@@ -27,19 +27,24 @@ def flatten(result: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
+#: Columns added after the schedule-time ones, placed after them (see `to_csv`).
+LAST_KEYS = ("warning_kinds",)
+
+
 def to_csv(rows: list[dict[str, Any]]) -> str:
     """One header line and one line per result (columns: dotted JSON keys, in JSON order,
-    except the schedule-time columns, which come last so that the others keep the
-    positions they had before those numbers existed)."""
+    except the schedule-time columns and then `warning_kinds`, which come last so that the
+    others keep the positions they had before those columns existed)."""
     from tenet.model.metrics import SCHEDULE_TIME_KEYS
 
+    last = (*SCHEDULE_TIME_KEYS, *LAST_KEYS)
     flat = [flatten(row) for row in rows]
     columns: dict[str, None] = {}
     for row in flat:
         for key in row:
-            if key not in SCHEDULE_TIME_KEYS:
+            if key not in last:
                 columns.setdefault(key, None)
-    for key in SCHEDULE_TIME_KEYS:
+    for key in last:
         if any(key in row for row in flat):
             columns.setdefault(key, None)
     out = io.StringIO()

@@ -86,7 +86,7 @@ def analysis_tables(result: dict[str, Any]) -> list[Table]:
         ("PE utilization", f"{result['utilization']:.2%}"),
         ("interconnect bandwidth (IBW)", result["bandwidth"]["ibw"]),
         ("scratchpad bandwidth (SBW)", result["bandwidth"]["sbw"]),
-        ("energy", result["energy"]),
+        (ENERGY_LABEL, result["energy"]),
     ]
     for name, value in rows:
         summary.add_row(name, value if isinstance(value, str) else _num(value))
@@ -382,19 +382,28 @@ def render(results: list[dict[str, Any]], fmt: str, color: bool = False) -> str:
     return render_tables(tables, color, warnings)
 
 
-def comparison_table(workload: str, dataflow: str, results: list[dict[str, Any]]) -> Table:
-    """Side-by-side table; the best value of each ranked row is starred."""
-    from tenet.analysis.compare import comparison_rows
+#: The row of TENET's `energy`: a unitless model, not picojoules (docs/metrics.md).
+ENERGY_LABEL = "energy (TENET, unitless)"
 
-    table = Table(title=escape(f"{workload} · {dataflow}") + " (* = best)", box=box.SIMPLE_HEAVY)
+
+def comparison_table(workload: str, dataflow: str, results: list[dict[str, Any]]) -> Table:
+    """Side-by-side table; the best value of each ranked row is starred. Every value of a
+    column whose warnings flag an effect its numbers rest on gets a `!` and no star."""
+    from tenet.analysis.compare import comparison_rows, unranked_columns
+
+    unranked = unranked_columns(results)
+    legend = " (* = best; ! = rests on a warned effect, not ranked)" if unranked else " (* = best)"
+    table = Table(title=escape(f"{workload} · {dataflow}") + legend, box=box.SIMPLE_HEAVY)
     table.add_column("metric", style="bold")
     for result in results:
         table.add_column(escape(result["arch"]), justify="right")
     for row in comparison_rows(results):
-        best = row.best()
+        best = row.best(unranked)
         cells = []
         for n, value in enumerate(row.values):
             text = f"{value:.2%}" if row.kind == "utilization" else _num(value)
+            if n in unranked:
+                text += "!"
             cells.append(f"[green]*{text}[/green]" if n in best else text)
         table.add_row(escape(row.label), *cells)
     return table
@@ -442,11 +451,21 @@ def trace_table(result: dict[str, Any], title: str, color: bool = False) -> str:
         table.add_row(escape(step), *(escape(cells.get((step, pe), "")) for pe in result["pes"]))
     notes = []
     if result["total_steps"] > len(result["steps"]) or result["total_pes"] > len(result["pes"]):
+        outside = result.get("outside_pes", 0)
+        used = (
+            f"{result['total_pes']} used PEs ({outside} of them outside the "
+            f"{result['pe_count']}-PE array)"
+            if outside
+            else f"{result['total_pes']} active PEs"
+        )
         notes.append(
             f"showing {len(result['steps'])} of {result['total_steps']} steps and "
-            f"{len(result['pes'])} of {result['total_pes']} active PEs (--steps, --pes)"
+            f"{len(result['pes'])} of {used} (--steps, --pes)"
         )
-    return render_tables([table], color, notes, prefix="note")
+    text = render_tables([table], color, notes, prefix="note")
+    if result.get("warnings"):
+        text += render_tables([], color, result["warnings"])
+    return text
 
 
 #: How each mapping space's front is named in tables, by (space, imperfect).

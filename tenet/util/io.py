@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -32,14 +33,56 @@ def read_text(path: str | Path, what: str = "file") -> str:
         ) from None
 
 
+class DuplicateKey(Exception):
+    """A mapping of a YAML file gives the same key twice."""
+
+    def __init__(self, key: Any, line: int, first_line: int):
+        super().__init__(key, line, first_line)
+        self.key, self.line, self.first_line = key, line, first_line
+
+
+@functools.cache
+def _strict_loader():
+    """yaml's SafeLoader, except that a key given twice in one mapping is an error (plain
+    YAML lets the last one win silently)."""
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            if isinstance(node, yaml.MappingNode):
+                seen: dict[Any, int] = {}
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":
+                        continue
+                    key = self.construct_object(key_node, deep=True)
+                    line = key_node.start_mark.line + 1
+                    try:
+                        if key in seen:
+                            raise DuplicateKey(key, line, seen[key])
+                    except TypeError:  # an unhashable key: yaml reports it below
+                        continue
+                    seen[key] = line
+            return super().construct_mapping(node, deep)
+
+    return StrictLoader
+
+
 def load_yaml(path: str | Path, what: str = "YAML file") -> dict[str, Any]:
-    """Parse a YAML file whose top level must be a mapping."""
+    """Parse a YAML file whose top level must be a mapping; a key given twice in one
+    mapping is an error naming the key and both lines."""
     import yaml  # here, so that commands reading no YAML do not pay for it
 
     text = read_text(path, what)
     source = str(path)
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_strict_loader())  # a SafeLoader
+    except DuplicateKey as exc:
+        raise InputError(
+            f"key given twice (line {exc.first_line} and line {exc.line}); "
+            "YAML would keep only the last one",
+            source,
+            str(exc.key),
+        ) from None
     except RecursionError:
         raise InputError("YAML nesting is too deep", source) from None
     except yaml.YAMLError as exc:
@@ -56,6 +99,14 @@ def load_yaml(path: str | Path, what: str = "YAML file") -> dict[str, Any]:
     return data
 
 
+def did_you_mean(name: str, names: Iterable[str]) -> str:
+    """`did you mean X? ` (with the names closest to `name`), or "" when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(str(name), [str(n) for n in names], n=3, cutoff=0.6)
+    return f"did you mean {', '.join(close)}? " if close else ""
+
+
 def check_keys(
     data: Mapping[str, Any],
     allowed: Iterable[str],
@@ -68,7 +119,9 @@ def check_keys(
     for key in data:
         if key not in allowed:
             raise InputError(
-                f"unknown key (expected one of: {', '.join(allowed)})", source, f"{prefix}{key}"
+                f"unknown key ({did_you_mean(key, allowed)}expected one of: {', '.join(allowed)})",
+                source,
+                f"{prefix}{key}",
             )
     for key in required:
         if key not in data:
