@@ -3,6 +3,7 @@ importing the command line, and a start-up that loads no heavy library."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -58,3 +59,68 @@ def test_start_up_loads_no_heavy_library(argv):
         [sys.executable, "-c", code], capture_output=True, text=True, check=False
     )
     assert result.stderr.strip().splitlines()[-1] == "heavy:", result.stderr
+
+
+def _subpackage(module: str) -> str:
+    """`tenet.model.workload` -> `tenet.model`; a top-level module (`tenet.errors`) is its own."""
+    return ".".join(module.split(".")[:2])
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_crossings(root: Path) -> list[str]:
+    """Every `from tenet.x.y import _name`, and every `y._name` on a module `y` bound by an
+    import, where the importing module sits in another subpackage than `tenet.x.y`."""
+    found = []
+    for path in sorted((root / "tenet").rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        bound: dict[str, str] = {}  # local name -> the tenet module or object it names
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                if not node.module.startswith("tenet"):
+                    continue
+                for alias in node.names:
+                    crosses = _subpackage(node.module) != _subpackage(module)
+                    if _is_private(alias.name) and crosses:
+                        found.append(f"{path.name}:{node.lineno}: {node.module}.{alias.name}")
+                    bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith("tenet"):
+                        bound[alias.asname or alias.name] = alias.name
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in bound
+                and _is_private(node.attr)
+                and _subpackage(bound[node.value.id]) != _subpackage(module)
+            ):
+                found.append(f"{path.name}:{node.lineno}: {bound[node.value.id]}.{node.attr}")
+    return found
+
+
+def test_no_private_name_crosses_a_subpackage():
+    assert private_crossings(ROOT) == []
+
+
+def test_private_crossings_are_found(tmp_path):
+    """The check itself: a private import and a private attribute across subpackages are
+    found; the same inside one subpackage, and a dunder, are not."""
+    (tmp_path / "tenet" / "model").mkdir(parents=True)
+    (tmp_path / "tenet" / "bounds").mkdir()
+    (tmp_path / "tenet" / "model" / "a.py").write_text(
+        "from tenet.model.b import _inside\nfrom tenet.model import b\nb._fine()\n"
+    )
+    (tmp_path / "tenet" / "bounds" / "c.py").write_text(
+        "from tenet.model.workload import _secret, __version__\n"
+        "from tenet.model import workload as w\nimport tenet.util.io\nw._hidden\n"
+    )
+    assert private_crossings(tmp_path) == [
+        "c.py:1: tenet.model.workload._secret",
+        "c.py:4: tenet.model.workload._hidden",
+    ]

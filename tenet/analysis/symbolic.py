@@ -37,14 +37,7 @@ from tenet.model.metrics import (
     utilization,
 )
 from tenet.model.relations import SpaceTime
-from tenet.model.workload import (
-    SIDES,
-    RawStatement,
-    Workload,
-    _einsum_statements,
-    _isl_statements,
-)
-from tenet.util.io import load_yaml
+from tenet.model.workload import SIDES, RawStatement, Workload
 from tenet.util.isl_util import (
     DEFAULT_MAX_OPERATIONS,
     name_of_map_range,
@@ -95,29 +88,22 @@ def fix_some_params(obj, values: Mapping[str, int]):
     return obj
 
 
-def _raw_statements(workload: Workload, fixed: Mapping[str, int]) -> list:
-    """The statements of a YAML workload as isl text, parameters not yet substituted."""
-    source = workload.source
-    if workload.has_program_order():  # an imported loop nest keeps its statements' texts
-        return [
-            RawStatement(
-                info.domain_text, name, [(s, t, text, name) for s, t, text, _ in info.accesses]
-            )
-            for name, info in ((n, workload.statement_info[n]) for n, _ in workload.statements)
-        ]
-    if source is None:
-        raise InputError(f"workload {workload.name!r} has no YAML file to read its parameters from")
-    data = load_yaml(source, "workload file")
-    if "einsum" in data:
-        return _einsum_statements(data, {**workload.params, **fixed}, source)
-    return _isl_statements(data, source)
+def _raw_statements(workload: Workload, fixed: Mapping[str, int]) -> list[RawStatement]:
+    """The running statements as their source gives them, parameters not yet substituted;
+    each loop of an einsum checked to run at the `fixed` values."""
+    if not workload.raw_statements:
+        raise InputError(f"workload {workload.name!r} keeps no statement texts to keep parameters")
+    raws = [workload.raw_statements[name] for name, _ in workload.statements]
+    for raw in raws:
+        raw.check_extents({**workload.params, **fixed}, workload.source)
+    return raws
 
 
 def symbolic_workload(workload: Workload, fixed: Mapping[str, int]) -> Workload:
     """The workload with every parameter not in `fixed` left as an isl parameter.
 
-    `workload` is the concrete one (already checked by `load_workload`); its YAML source
-    is read again so that domains and accesses keep their parameters.
+    `workload` is the concrete one (already checked by `load_workload`); the statement
+    texts it keeps give the domains and accesses with their parameters.
     """
     if not workload.params:
         return workload

@@ -312,7 +312,7 @@ def validate(
         rel = fix_params(
             rel, workload.params, source, key, hint=f"the workload's parameters are: {known}"
         )
-        stmts = dict(workload.statements)
+        stmts = workload.statement_arities()
         for name, arity in name_of_map_domain(rel):
             if stmts.get(name) != arity:
                 raise InputError(

@@ -27,7 +27,7 @@ from typing import Any
 
 from tenet.errors import InputError
 from tenet.model.einsum import Einsum, parse_einsum
-from tenet.model.workload import _param_values as workload_params
+from tenet.model.workload import param_values
 from tenet.util.io import check_keys, expect_int, expect_mapping, load_yaml
 
 _IDENT_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -291,7 +291,7 @@ def load_chain(path: str | Path, overrides: Mapping[str, int] | None = None) -> 
         ("einsums", "bounds"),
         source,
     )
-    values = workload_params(data.get("params"), overrides, source)
+    values = param_values(data.get("params"), overrides, source)
     word_bits = expect_int(data.get("word_bits", 16), source, "word_bits", 1)
     entries = _entries(data["einsums"], source)
     sizes = _sizes(data["bounds"], values, source)

@@ -107,4 +107,6 @@ def summary_text(summary: dict) -> str:
         lines.append(
             f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]:>{widths[3]}}"
         )
+    if summary.get("warnings"):
+        lines += ["", *(f"warning: {w}" for w in summary["warnings"])]
     return "\n".join(lines) + "\n"

@@ -21,10 +21,9 @@ from tenet.model.einsum import TensorRef, parse_einsum
 from tenet.model.metrics import Analysis, Totals, analyze_bound
 from tenet.model.workload import (
     Workload,
-    _einsum_statements,
-    _param_values,
-    build_workload,
     load_workload,
+    parse_workload_data,
+    workload_from_data,
 )
 from tenet.util.io import check_keys, expect_int, expect_mapping, expect_str, load_yaml
 from tenet.util.isl_util import DEFAULT_MAX_OPERATIONS
@@ -189,10 +188,7 @@ def strided_workload(
             "stride and dilation need a workload written as an einsum", source, "statements"
         )
     data["einsum"] = strided_einsum(data["einsum"], stride, dilation, source)
-    values = _param_values(data.get("params"), params, source)
-    macs = expect_int(data.get("macs_per_instance", 1), source, "macs_per_instance", 1)
-    statements = _einsum_statements(data, values, source)
-    return build_workload(str(data.get("name") or path.stem), statements, values, source, macs)
+    return workload_from_data(parse_workload_data(data, source, params, path.stem))
 
 
 def strided_einsum(

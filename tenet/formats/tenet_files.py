@@ -7,7 +7,7 @@ from pathlib import Path
 from tenet.errors import InputError
 from tenet.model.arch import Arch, Memory, check_pe_domain, make_link
 from tenet.model.dataflow import Dataflow
-from tenet.model.workload import Workload, _RawStatement, build_workload
+from tenet.model.workload import RawStatement, Workload, build_workload
 from tenet.util.io import read_text
 from tenet.util.isl_util import count, fix_params, parse_union_map, parse_union_set
 
@@ -48,7 +48,7 @@ def load_statement(path: str | Path) -> Workload:
         key = f"line {n + 3}"
         side = "read" if n < n_read else "write"
         accesses.append((side, _tensor_of(text, source, key), text, key))
-    raw = _RawStatement(lines[1], "line 2", accesses)
+    raw = RawStatement(lines[1], "line 2", accesses)
     return build_workload(Path(path).stem, [raw], {}, source)
 
 

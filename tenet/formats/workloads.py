@@ -91,6 +91,7 @@ def workload_summary(workload: Workload) -> dict[str, Any]:
         "params": dict(workload.params),
         "statements": statements,
         "tensors": tensors,
+        "warnings": list(workload.warnings),
     }
 
 

@@ -196,4 +196,4 @@ def dataflow_warnings(
         oversubscribed(instances, stamps, arch.macs_per_pe, crowded),
         same_step_cycles(arch, workload),
     ]
-    return [w for w in found if w] + unknown_link_tensors(arch, workload)
+    return list(workload.warnings) + [w for w in found if w] + unknown_link_tensors(arch, workload)

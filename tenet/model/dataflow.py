@@ -212,7 +212,7 @@ def bind_dataflow(dataflow: Dataflow, workload: Workload, arch: Arch) -> BoundDa
     time stamp per instance).
     """
     source = dataflow.source
-    stmts = dict(workload.statements)
+    stmts = workload.statement_arities()  # an entry for a statement with no instance is kept
     maps = {}
     for key, rel in (("space", dataflow.space), ("time", dataflow.time)):
         for name, arity in name_of_map_domain(rel):
@@ -236,7 +236,7 @@ def bind_dataflow(dataflow: Dataflow, workload: Workload, arch: Arch) -> BoundDa
             rel, workload.params, source, key, hint=f"the workload's parameters are: {known}"
         )
         covered = {name for name, _ in name_of_map_domain(rel)}
-        for name in stmts:
+        for name, _ in workload.statements:
             if name not in covered:
                 raise InputError(f"no entry for statement {name}", source, key)
         maps[key] = rel.intersect_domain(workload.domain)

@@ -47,6 +47,26 @@ class StatementInfo:
     accumulates: tuple[str, ...] = ()  # tensors this statement updates with +=, -=, *=, /=
     origin: str | None = None  # FILE:LINE of the statement in its source
     domain: isl.UnionSet | None = None  # D_S, parameters fixed (empty: it runs no instance)
+    arity: int | None = None  # how many loop indices S has
+
+
+@dataclass
+class RawStatement:
+    """A statement as text, before parsing: what a workload file or a loop nest gives."""
+
+    domain: str
+    domain_key: str
+    accesses: list[tuple[str, str, str, str]]  # (side, tensor, isl text, key)
+    schedule: str | None = None  # { S[n] -> [t] }, the statement's program order
+    schedule_key: str | None = None
+    accumulates: tuple[str, ...] = ()
+    origin: str | None = None
+    extents: tuple[tuple[str, str], ...] = ()  # an einsum's (key, bound) per loop: 0 <= l < bound
+
+    def check_extents(self, values: Mapping[str, int], source: str) -> None:
+        """Every loop of an einsum statement runs at least once at these parameter values."""
+        for key, bound in self.extents:
+            _check_positive_extent(bound, dict(values), source, key)
 
 
 @dataclass
@@ -68,6 +88,10 @@ class Workload:
     statement_info: dict[str, StatementInfo] = field(default_factory=dict)
     tensor_shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)
     shape_texts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # as declared
+    #: Each statement as its source gives it (parameters symbolic), by statement name.
+    raw_statements: dict[str, RawStatement] = field(default_factory=dict)
+    #: What the user should know about the workload itself (a statement that never runs).
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def tensors(self) -> list[str]:
@@ -80,6 +104,14 @@ class Workload:
 
     def access(self, tensor: str, side: str) -> isl.UnionMap | None:
         return self.accesses[side].get(tensor)
+
+    def statement_arities(self) -> dict[str, int]:
+        """Every statement the source names (also one that runs no instance) and its arity."""
+        arities = dict(self.statements)
+        for name, info in self.statement_info.items():
+            if info.arity is not None:
+                arities.setdefault(name, info.arity)
+        return arities
 
     def has_program_order(self) -> bool:
         """Whether the statements carry their own program order (a `schedule` each)."""
@@ -118,23 +150,9 @@ class Workload:
         return out
 
 
-@dataclass
-class RawStatement:
-    """A statement as text, before parsing: what a workload file or a loop nest gives."""
-
-    domain: str
-    domain_key: str
-    accesses: list[tuple[str, str, str, str]]  # (side, tensor, isl text, key)
-    schedule: str | None = None  # { S[n] -> [t] }, the statement's program order
-    schedule_key: str | None = None
-    accumulates: tuple[str, ...] = ()
-    origin: str | None = None
-
-
-_RawStatement = RawStatement
-
-
-def _param_values(raw: Any, overrides: Mapping[str, int] | None, source: str) -> dict[str, int]:
+def param_values(raw: Any, overrides: Mapping[str, int] | None, source: str) -> dict[str, int]:
+    """The `params:` of a workload file as integers, then the `--set` overrides (each must
+    name a declared parameter)."""
     values: dict[str, int] = {}
     if raw is not None:
         for name, value in expect_mapping(raw, source, "params").items():
@@ -151,9 +169,11 @@ def _param_values(raw: Any, overrides: Mapping[str, int] | None, source: str) ->
     return values
 
 
-def _einsum_statements(
+def einsum_statements(
     data: Mapping[str, Any], values: dict[str, int], source: str
-) -> list[_RawStatement]:
+) -> list[RawStatement]:
+    """The one statement of an einsum workload file: D = { S[loops] : 0 <= loop < bound },
+    one read per input and one write, parameters symbolic."""
     check_keys(
         data,
         ("name", "params", "einsum", "bounds", "statement", "macs_per_instance", "shapes"),
@@ -195,7 +215,8 @@ def _einsum_statements(
             "einsum",
         )
     )
-    return [_RawStatement(domain, "bounds", accesses)]
+    extents = tuple((f"bounds.{loop}", str(bound)) for loop, bound in bounds.items())
+    return [RawStatement(domain, "bounds", accesses, extents=extents)]
 
 
 def _check_positive_extent(bound: str, values: dict[str, int], source: str, key: str) -> None:
@@ -207,7 +228,8 @@ def _check_positive_extent(bound: str, values: dict[str, int], source: str, key:
         raise InputError(f"size must be positive, got {shown}", source, key)
 
 
-def _isl_statements(data: Mapping[str, Any], source: str) -> list[_RawStatement]:
+def isl_statements(data: Mapping[str, Any], source: str) -> list[RawStatement]:
+    """The `statements:` of a workload file in isl form, as texts (parameters symbolic)."""
     check_keys(
         data,
         ("name", "params", "statements", "macs_per_instance", "shapes"),
@@ -245,7 +267,7 @@ def _isl_statements(data: Mapping[str, Any], source: str) -> list[_RawStatement]
         if not isinstance(accumulates, list) or not all(isinstance(t, str) for t in accumulates):
             raise InputError("expected a list of tensor names", source, f"{prefix}.accumulates")
         statements.append(
-            _RawStatement(
+            RawStatement(
                 entry["domain"],
                 f"{prefix}.domain",
                 accesses,
@@ -307,31 +329,32 @@ def evaluate_extent(text: str, values: Mapping[str, int]) -> int | None:
 
 def build_workload(
     name: str,
-    statements: list[_RawStatement],
+    statements: list[RawStatement],
     values: dict[str, int],
     source: str,
     macs_per_instance: int = 1,
     shape_texts: Mapping[str, tuple[str, ...]] | None = None,
+    order_is_injective: bool = False,
 ) -> Workload:
-    """Parse, substitute parameters and check every statement and access."""
+    """Parse, substitute parameters and check every statement and access.
+
+    The statements' schedules together must give every instance its own time; a caller that
+    built them so (an imported loop nest's 2d+1 order) says `order_is_injective` and skips
+    isl's check, whose cost grows with the square of the number of statements."""
     domains: dict[str, isl.UnionSet] = {}
     infos: dict[str, StatementInfo] = {}
     order: list[tuple[str, int]] = []
     accesses: dict[str, dict[str, isl.UnionMap]] = {side: {} for side in SIDES}
     arity_of: dict[str, tuple[int, str]] = {}
+    raw_statements: dict[str, RawStatement] = {}
+    warnings: list[str] = []
+    pieces: dict[str, dict[str, list[isl.UnionMap]]] = {side: {} for side in SIDES}
     for raw in statements:
         symbolic = parse_union_set(raw.domain, source, raw.domain_key)
         dom = fix_params(symbolic, values, source, raw.domain_key)
         if dom.is_empty() and raw.schedule is None:
             raise InputError("the iteration domain is empty", source, raw.domain_key)
-        if symbolic.is_empty():
-            raise InputError(
-                "the iteration domain is empty for every parameter value (the statement "
-                "never runs)",
-                source,
-                raw.domain_key,
-            )
-        sets = sets_of(symbolic)
+        sets = sets_of(symbolic) if not symbolic.is_empty() else _empty_tuple(raw.domain)
         if len(sets) != 1:
             raise InputError(
                 "a statement domain must be one tuple, e.g. '{ S[i,j] : ... }'",
@@ -346,6 +369,13 @@ def build_workload(
             )
         if stmt in infos:
             raise InputError(f"statement name {stmt!r} is used twice", source, raw.domain_key)
+        raw_statements[stmt] = raw
+        if symbolic.is_empty():  # a guard no instance meets, whatever the parameters
+            where = raw.origin or f"{source}: {raw.domain_key}"
+            warnings.append(
+                f"statement {stmt} ({where}) never runs: its domain is empty for every "
+                "parameter value (listed with 0 instances)"
+            )
         if dom.is_empty():  # a loop-nest statement that runs no instance at these sizes
             infos[stmt] = StatementInfo(
                 stmt,
@@ -359,6 +389,7 @@ def build_workload(
                 raw.accumulates,
                 raw.origin,
                 dom,
+                arity,
             )
             continue
         if not is_bounded(dom):
@@ -370,7 +401,13 @@ def build_workload(
         domains[stmt] = dom
         order.append((stmt, arity))
         info = StatementInfo(
-            stmt, raw.domain, [], accumulates=raw.accumulates, origin=raw.origin, domain=dom
+            stmt,
+            raw.domain,
+            [],
+            accumulates=raw.accumulates,
+            origin=raw.origin,
+            domain=dom,
+            arity=arity,
         )
         infos[stmt] = info
         if raw.schedule is not None:
@@ -407,8 +444,7 @@ def build_workload(
                         source,
                         key,
                     )
-            side_map = accesses[side]
-            side_map[tensor] = side_map[tensor].union(rel) if tensor in side_map else rel
+            pieces[side].setdefault(tensor, []).append(rel)
             info.accesses.append((side, tensor, text, rel))
         for tensor in raw.accumulates:
             if not any(s == "write" and t == tensor for s, t, _, _ in info.accesses):
@@ -417,9 +453,9 @@ def build_workload(
                     source,
                     raw.schedule_key,
                 )
-    domain = None
-    for dom in domains.values():
-        domain = dom if domain is None else domain.union(dom)
+    for side in SIDES:
+        accesses[side] = {tensor: union_all(rels) for tensor, rels in pieces[side].items()}
+    domain = union_all(list(domains.values())) if domains else None
     if domain is None:  # a loop nest none of whose statements runs at these sizes
         domain = isl.UnionSet.empty(isl.Space.params_alloc(isl.DEFAULT_CONTEXT, 0))
     shapes = {}
@@ -448,14 +484,37 @@ def build_workload(
         infos,
         shapes,
         {t: tuple(d) for t, d in (shape_texts or {}).items()},
+        raw_statements,
+        warnings,
     )
-    if workload.has_program_order() and not workload.program_schedule().is_injective():
+    if (
+        not order_is_injective
+        and workload.has_program_order()
+        and not workload.program_schedule().is_injective()
+    ):
         raise InputError(
             "the schedules give two instances the same position in program order",
             source,
             "statements",
         )
     return workload
+
+
+def union_all(pieces: list):
+    """The union of isl union sets or maps, two halves at a time: isl copies the larger
+    operand on every union, so a left-to-right fold costs time quadratic in their number."""
+    while len(pieces) > 1:
+        pairs = [a.union(b) for a, b in zip(pieces[::2], pieces[1::2])]
+        pieces = pairs + ([pieces[-1]] if len(pieces) % 2 else [])
+    return pieces[0]
+
+
+def _empty_tuple(text: str) -> list[isl.Set]:
+    """The one tuple of an empty statement domain (isl drops it from an empty union set)."""
+    try:
+        return [isl.Set(text)]
+    except isl.Error:
+        return []
 
 
 def _statement_schedule(
@@ -481,12 +540,28 @@ def _statement_schedule(
     return rel
 
 
-def load_workload(path: str | Path, overrides: Mapping[str, int] | None = None) -> Workload:
-    """Read a workload YAML file (einsum or isl form); `overrides` are --set values."""
-    source = str(path)
-    data = load_yaml(path, "workload file")
-    values = _param_values(data.get("params"), overrides, source)
-    name = str(data.get("name") or Path(path).stem)
+@dataclass
+class WorkloadData:
+    """A workload file parsed once: its statements as texts (parameters symbolic) and the
+    parameter values (declared, then `--set`); `workload_from_data` checks and builds it."""
+
+    name: str
+    source: str
+    params: dict[str, int]
+    statements: list[RawStatement]
+    macs_per_instance: int = 1
+    shape_texts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def parse_workload_data(
+    data: Mapping[str, Any],
+    source: str,
+    overrides: Mapping[str, int] | None = None,
+    default_name: str = "workload",
+) -> WorkloadData:
+    """The contents of a workload YAML file (einsum or isl form), checked key by key."""
+    values = param_values(data.get("params"), overrides, source)
+    name = str(data.get("name") or default_name)
     if isinstance(data.get("einsums"), list) and "einsum" not in data:
         raise InputError(
             "this is a chain of einsums: use 'tenet fuse -w' for it", source, "einsums"
@@ -509,10 +584,28 @@ def load_workload(path: str | Path, overrides: Mapping[str, int] | None = None) 
     if "einsum" in data and "statements" in data:
         raise InputError("give either 'einsum' or 'statements', not both", source)
     if "einsum" in data:
-        raw = _einsum_statements(data, values, source)
+        raw = einsum_statements(data, values, source)
     elif "statements" in data:
-        raw = _isl_statements(data, source)
+        raw = isl_statements(data, source)
     else:
         raise InputError("missing required key: 'einsum' (with 'bounds') or 'statements'", source)
     macs = expect_int(data.get("macs_per_instance", 1), source, "macs_per_instance", 1)
-    return build_workload(name, raw, values, source, macs, _shapes(data.get("shapes"), source))
+    return WorkloadData(name, source, values, raw, macs, _shapes(data.get("shapes"), source))
+
+
+def workload_from_data(data: WorkloadData) -> Workload:
+    """The workload of parsed file contents, parameters substituted and every access checked."""
+    return build_workload(
+        data.name,
+        data.statements,
+        data.params,
+        data.source,
+        data.macs_per_instance,
+        data.shape_texts,
+    )
+
+
+def load_workload(path: str | Path, overrides: Mapping[str, int] | None = None) -> Workload:
+    """Read a workload YAML file (einsum or isl form); `overrides` are --set values."""
+    data = load_yaml(path, "workload file")
+    return workload_from_data(parse_workload_data(data, str(path), overrides, Path(path).stem))

@@ -4,6 +4,7 @@ parameter substitution and an operations guard against blow-ups."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 from collections.abc import Iterator, Mapping
 
@@ -91,14 +92,16 @@ def fix_params(
     missing = [n for n in names if n not in values]
     if missing:
         raise InputError(f"parameter {missing[0]!r} has no value ({hint})", source, key)
-    context = isl.Set(
-        "["
-        + ", ".join(names)
-        + "] -> { : "
-        + " and ".join(f"{n} = {values[n]}" for n in names)
-        + " }"
-    )
+    context = _param_context(tuple((n, values[n]) for n in names))
     return obj.intersect_params(context).project_out_all_params()
+
+
+@functools.lru_cache(maxsize=256)
+def _param_context(pairs: tuple[tuple[str, int], ...]) -> isl.Set:
+    """{ [names] -> { : name = value ... } }, parsed once per assignment (isl objects are
+    values: every operation on one returns a new one)."""
+    names = ", ".join(n for n, _ in pairs)
+    return isl.Set(f"[{names}] -> {{ : {' and '.join(f'{n} = {v}' for n, v in pairs)} }}")
 
 
 def simplify(obj):

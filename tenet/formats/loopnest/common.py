@@ -167,6 +167,16 @@ def _children(e: Expr) -> list[Expr]:
     return []
 
 
+def _var_names(e: Expr) -> set[str]:
+    """Every plain name an expression reads."""
+    if isinstance(e, Var):
+        return {e.name}
+    found: set[str] = set()
+    for child in _children(e):
+        found |= _var_names(child)
+    return found
+
+
 def _affine_names(e: Expr, names: Names) -> None:
     if isinstance(e, Var):
         names.affine_uses.setdefault(e.name, None)
@@ -294,6 +304,10 @@ def _affine_binary(e: Bin, scope: Scope, where: str) -> Aff:
         return Aff(f"{factor}*({other.text})")  # isl reads `2*(e)` and `-2*(e)`, not `(2)*(e)`
     if e.op == "/.":
         raise scope.error(e.pos, f"true division {show(e)} in a {where} (use //)")
+    if e.op == "**":
+        if both and right.const >= 0:
+            return _const(left.const**right.const)
+        raise scope.error(e.pos, f"non-affine {where} {show(e)} (a power of a variable)")
     if e.op in ("/", "//", "%"):
         if right.const is None or right.const <= 0:
             raise scope.error(e.pos, f"non-affine {where} {show(e)} (divides by a non-constant)")
@@ -377,7 +391,7 @@ class Collector:
                 guard = condition(node.cond, scope, "guard")
                 self.block(node.then, scope, [*constraints, guard], order, counter)
                 if node.other:
-                    self.block(node.other, scope, [*constraints, f"not {guard}"], order, counter)
+                    self.block(node.other, scope, [*constraints, _negate(guard)], order, counter)
             elif isinstance(node, Decl):
                 if node.shape:
                     self.declared_shapes[node.name] = node.shape
@@ -402,6 +416,12 @@ class Collector:
         if node.var in self.names.params or node.var in self.kernel.defaults:
             raise syntax_error(
                 self.source, node.pos, f"loop variable {node.var} is also a parameter"
+            )
+        if node.var not in _var_names(node.cond):
+            raise syntax_error(
+                self.source,
+                node.cond.pos,
+                f"the condition {show(node.cond)} of loop {node.var} does not test {node.var}",
             )
         start = affine(node.start, scope, "bound")
         inner = scope.inside(node.var)
@@ -477,7 +497,7 @@ class Collector:
             if is_affine_condition(e.cond, scope):
                 cond = condition(e.cond, scope, "guard")
                 self.value(e.then, scope, _and(guard, cond), out, accumulates)
-                self.value(e.other, scope, _and(guard, f"not {cond}"), out, accumulates)
+                self.value(e.other, scope, _and(guard, _negate(cond)), out, accumulates)
                 return
             for child in (e.cond, e.then, e.other):  # data-dependent: all may be read
                 self.value(child, scope, guard, out, accumulates)
@@ -505,6 +525,11 @@ class Collector:
         raise scope.error(e.pos, f"assignment to {show(e)}")
 
 
+def _negate(cond: str) -> str:
+    """isl text of `not cond`; the parentheses let isl read `not (not (...))`."""
+    return f"not ({cond})"
+
+
 def _and(guard: str | None, cond: str) -> str:
     return cond if guard is None else f"({guard}) and ({cond})"
 
@@ -521,6 +546,7 @@ class Imported:
     statements: list[RawStatement]
     shapes: dict[str, list[Expr] | str | list[str]]
     defaults: dict[str, int]
+    not_integers: dict[str, str] = field(default_factory=dict)  # see Kernel.not_integers
 
 
 def import_kernel(kernel: Kernel, source: str) -> Imported:
@@ -561,7 +587,9 @@ def import_kernel(kernel: Kernel, source: str) -> Imported:
         )
     shapes: dict = dict(kernel.shapes)
     shapes.update(collector.declared_shapes)
-    return Imported(kernel.name, names.params, statements, shapes, kernel.defaults)
+    return Imported(
+        kernel.name, names.params, statements, shapes, kernel.defaults, kernel.not_integers
+    )
 
 
 def parameter_values(
@@ -576,6 +604,12 @@ def parameter_values(
         known[name] = value
     values = {}
     for name in imported.params:
+        if name not in known and name in imported.not_integers:
+            raise InputError(
+                f"parameter {name!r} is set to {imported.not_integers[name]}, not an "
+                f"integer: give it an integer value (or --set {name}=VALUE)",
+                source,
+            )
         if name not in known:
             raise InputError(
                 f"parameter {name!r} has no value: give --set {name}=VALUE "
@@ -618,4 +652,8 @@ def workload_from_kernel(
             texts = shape_texts(dims, imported.params, known)
             if texts is not None:
                 shapes[tensor] = texts
-    return build_workload(imported.name, imported.statements, values, source, 1, shapes)
+    # The 2d+1 order is injective by construction: a statement's loop variables order its
+    # own instances, and two statements first differ at their positions in a common block.
+    return build_workload(
+        imported.name, imported.statements, values, source, 1, shapes, order_is_injective=True
+    )

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tenet.errors import InputError
 from tenet.formats.loopnest import tree as t
+from tenet.formats.loopnest.common import AFFINE_FUNCTIONS, IDENTITY_FUNCTIONS, PURE_FUNCTIONS
 from tenet.util.io import read_text
 
 _BIN = {
@@ -25,6 +26,8 @@ _BIN = {
 }
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 _MODULES = ("math", "np", "numpy")
+#: The functions a kernel may call (any other call is refused before its arguments are read).
+KNOWN_FUNCTIONS = PURE_FUNCTIONS | IDENTITY_FUNCTIONS | set(AFFINE_FUNCTIONS)
 
 
 def _pos(node: ast.AST) -> t.Pos:
@@ -57,12 +60,16 @@ class PythonFrontend:
             pos = t.Pos(exc.lineno or 1, exc.offset or 1)
             raise t.syntax_error(self.source, pos, f"Python syntax error: {exc.msg}") from None
         defaults: dict[str, int] = {}
+        not_integers: dict[str, str] = {}
         functions: list[ast.FunctionDef] = []
         top: list[ast.stmt] = []
         for node in module.body:
             value = self._parameter_assignment(node)
             if value is not None:
                 defaults[value[0]] = value[1]
+                not_integers.pop(value[0], None)
+            elif (constant := _other_constant(node)) is not None:
+                not_integers[constant[0]] = f"{constant[1]} (line {node.lineno})"
             elif isinstance(node, ast.FunctionDef):
                 functions.append(node)
             elif isinstance(node, (ast.Import, ast.ImportFrom)) or _is_docstring(node):
@@ -75,9 +82,9 @@ class PythonFrontend:
             if not chosen:
                 known = ", ".join(f.name for f in functions) or "none"
                 raise InputError(f"no function {function!r} (functions: {known})", self.source)
-            body = self._function(chosen[0], defaults)
+            body = self._function(chosen[0], defaults, not_integers)
         elif len(functions) == 1:
-            body = self._function(functions[0], defaults)
+            body = self._function(functions[0], defaults, not_integers)
         elif functions:
             known = ", ".join(f.name for f in functions)
             raise InputError(
@@ -86,7 +93,21 @@ class PythonFrontend:
             )
         else:
             body = top
-        return t.Kernel(name, self.block(body), defaults, {})
+        self._check_ascii(body)
+        not_integers = {k: v for k, v in not_integers.items() if k not in defaults}
+        return t.Kernel(name, self.block(body), defaults, {}, not_integers=not_integers)
+
+    def _check_ascii(self, body: list[ast.stmt]) -> None:
+        """isl reads only ASCII names: refuse a kernel name that is not (as C does)."""
+        for stmt in body:
+            for node in ast.walk(stmt):
+                name = node.id if isinstance(node, ast.Name) else None
+                if name is not None and not name.isascii():
+                    raise t.syntax_error(
+                        self.source,
+                        _pos(node),
+                        f"name {name!r} is not ASCII (isl reads ASCII names only); rename it",
+                    )
 
     def _parameter_assignment(self, node: ast.stmt) -> tuple[str, int] | None:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
@@ -100,16 +121,22 @@ class PythonFrontend:
             return target.id, number
         return None
 
-    def _function(self, node: ast.FunctionDef, defaults: dict[str, int]) -> list[ast.stmt]:
+    def _function(
+        self, node: ast.FunctionDef, defaults: dict[str, int], not_integers: dict[str, str]
+    ) -> list[ast.stmt]:
         args = node.args.posonlyargs + node.args.args
-        for arg, default in zip(args[len(args) - len(node.args.defaults) :], node.args.defaults):
-            number = _int_constant(default)
-            if number is not None:
-                defaults[arg.arg] = number
-        for arg, default in zip(node.args.kwonlyargs, node.args.kw_defaults):
+        pairs = [
+            *zip(args[len(args) - len(node.args.defaults) :], node.args.defaults),
+            *zip(node.args.kwonlyargs, node.args.kw_defaults),
+        ]
+        for arg, default in pairs:
             number = None if default is None else _int_constant(default)
             if number is not None:
                 defaults[arg.arg] = number
+                not_integers.pop(arg.arg, None)
+            elif isinstance(default, ast.Constant):
+                where = f"default of argument {arg.arg}, line {default.lineno}"
+                not_integers[arg.arg] = f"{default.value!r} ({where})"
         return node.body
 
     # --- statements -------------------------------------------------------------------------
@@ -212,7 +239,7 @@ class PythonFrontend:
             return self.subscript(node)
         if isinstance(node, ast.BinOp):
             if isinstance(node.op, ast.Pow):
-                return t.Call(pos, "pow", [self.expr(node.left), self.expr(node.right)])
+                return t.Bin(pos, "**", self.expr(node.left), self.expr(node.right))
             op = _BIN.get(type(node.op))
             if op is None:
                 raise self.refuse(node, f"operator {type(node.op).__name__}")
@@ -275,9 +302,25 @@ class PythonFrontend:
             name = func.id
         else:
             raise self.refuse(node, f"call to {ast.unparse(func)}")
+        if name not in KNOWN_FUNCTIONS:
+            raise self.refuse(node, f"call to {name}, not a known pure function")
         if node.keywords:
             raise self.refuse(node, f"keyword arguments in {ast.unparse(node)}")
         return t.Call(_pos(node), name, [self.expr(a) for a in node.args])
+
+
+def _other_constant(node: ast.stmt) -> tuple[str, str] | None:
+    """(name, value) of a module-level `NAME = <constant>` that is not an integer
+    (`N = True`, `N = '8'`, `N = 8.0`): no parameter default, and a message says why."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target, value = node.targets[0], node.value
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        target, value = node.target, node.value
+    else:
+        return None
+    if isinstance(target, ast.Name) and isinstance(value, ast.Constant):
+        return target.id, repr(value.value)
+    return None
 
 
 def _is_docstring(node: ast.stmt) -> bool:

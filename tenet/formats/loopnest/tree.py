@@ -165,3 +165,5 @@ class Kernel:
     defaults: dict[str, int]  # parameter defaults (#define X 64, X = 64, def f(X=64))
     shapes: dict[str, list[str]]  # declared array shapes outside the region, as C/Python text
     forced_params: set[str] = field(default_factory=set)  # parameters by rule (`_PB_X` is X)
+    #: Names given a constant that is not an integer (`N = True`): name -> value and place.
+    not_integers: dict[str, str] = field(default_factory=dict)

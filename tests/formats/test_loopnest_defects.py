@@ -1,0 +1,243 @@
+"""Loop-nest importer defects found by fuzzing (issue 21, items 14-17 and its messages).
+
+Each kernel below is imported from C and from Python and checked against an execution of
+the Python twin (tests/formats/loopnest_bruteforce.py: instances, footprints, and point by
+point domains, access relations and program order), or, for refused input, against the one
+line the command must print.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from tenet.formats.loopnest import load_loopnest
+from tests.formats import loopnest_bruteforce as brute
+from tests.formats.test_loopnest_kernels import _check_counts, _check_points
+from tests.helpers import run_cli
+
+
+def _show(path: Path, capsys, *extra: str) -> tuple[int, str, str]:
+    return run_cli(["workload", "show", "-w", path, *extra], capsys)
+
+
+def _twins(tmp_path: Path, name: str, python: str, c: str) -> list[Path]:
+    paths = [tmp_path / f"{name}.py", tmp_path / f"{name}.c"]
+    paths[0].write_text(python)
+    paths[1].write_text(c)
+    return paths
+
+
+def _check_against_execution(paths: list[Path], capsys) -> dict:
+    """Both twins' `workload show --format json` equal the execution of the Python twin."""
+    expected = brute.run(paths[0])
+    for path in paths:
+        rc, out, err = _show(path, capsys, "--format", "json")
+        assert rc == 0, err
+        shown = json.loads(out)
+        _check_counts(shown, expected, path.name)
+        _check_points(shown, expected, path.name)
+    return shown
+
+
+# --- 14: double negation ------------------------------------------------------------------
+
+NEGATION_PY = """N = 10
+
+def kernel_negation(A, B, C, D):
+    for i in range(N):
+        if not (i > 2):
+            A[i] = 0.0
+        else:
+            B[i] = 1.0
+        C[i] = A[i] if not (i > 5) else B[i]
+        if not (not (i < 4) or i == 8):
+            D[i] = 2.0
+        else:
+            D[i] = 3.0
+"""
+
+NEGATION_C = """#define N 10
+void kernel_negation(double A[N], double B[N], double C[N], double D[N]) {
+#pragma scop
+  for (int i = 0; i < N; i++) {
+    if (!(i > 2)) A[i] = 0; else B[i] = 1;
+    C[i] = !(i > 5) ? A[i] : B[i];
+    if (!(!(i < 4) || i == 8)) D[i] = 2; else D[i] = 3;
+  }
+#pragma endscop
+}
+"""
+
+
+def test_double_negation_matches_an_execution(tmp_path, capsys):
+    """The else branch of `if not c` is `not not c`; by hand at N = 10: S0 runs for
+    i = 0..2 (3), S1 for 3..9 (7), S3 for i < 4 and i != 8 (4), S4 for the other 6."""
+    paths = _twins(tmp_path, "negation", NEGATION_PY, NEGATION_C)
+    shown = _check_against_execution(paths, capsys)
+    counts = {s["name"]: s["instances"] for s in shown["statements"]}
+    assert counts == {"S0": 3, "S1": 7, "S2": 10, "S3": 4, "S4": 6}
+
+
+# --- 15: a statement that never runs ------------------------------------------------------
+
+NEVER_PY = """N = 4
+
+def kernel_never(A, B):
+    for i in range(N):
+        A[i] = 0.0
+        if i > 5 + N:
+            B[i] = 1.0
+"""
+
+NEVER_C = """#define N 4
+void kernel_never(double A[N], double B[N]) {
+#pragma scop
+  for (int i = 0; i < N; i++) { A[i] = 0; if (i > 5 + N) B[i] = 1; }
+#pragma endscop
+}
+"""
+
+FLOW = (
+    'space: "{ S0[i] -> PE[i, 0]; S1[i] -> PE[i, 0] }"\ntime: "{ S0[i] -> T[0]; S1[i] -> T[1] }"\n'
+)
+
+
+def test_statement_that_never_runs_is_listed_with_a_warning(tmp_path, capsys):
+    """S1's guard i > 5 + N never holds inside 0 <= i < N: 0 instances, for any N."""
+    paths = _twins(tmp_path, "never", NEVER_PY, NEVER_C)
+    shown = _check_against_execution(paths, capsys)
+    assert [(s["name"], s["instances"]) for s in shown["statements"]] == [("S0", 4), ("S1", 0)]
+    (warning,) = shown["warnings"]
+    assert "S1" in warning and "never runs" in warning
+    rc, out, err = _show(paths[1], capsys)
+    assert rc == 0 and "S1  (" in out and "0 instances" in out
+    assert "warning: statement S1" in out and err == ""
+    (warning,) = load_loopnest(paths[1], {"N": 40}).warnings  # any N: never
+    assert "S1" in warning and "never runs" in warning
+
+
+@pytest.mark.parametrize("command", ["analyze", "validate", "simulate"])
+def test_a_dataflow_may_map_a_statement_that_never_runs(tmp_path, capsys, command):
+    """The dataflow names S1 (as a user writing one for the kernel does): accepted; S0's
+    4 instances sit on PE[0..3, 0] at T[0]."""
+    (path,) = _twins(tmp_path, "never", NEVER_PY, NEVER_C)[1:]
+    flow = tmp_path / "flow.yaml"
+    flow.write_text(FLOW)
+    args = [command, "-w", path, "-a", "systolic-8x8", "-d", flow, "--format", "json"]
+    rc, out, err = run_cli(args, capsys)
+    assert rc == 0, err
+    result = json.loads(out)
+    if command == "validate":
+        assert result["legal"] is True
+    else:
+        assert result["instances"] == 4 and result["time_steps"] == 1
+        assert any("S1" in w and "never runs" in w for w in result["warnings"])
+
+
+# --- 16: import time linear in the number of statements ------------------------------------
+
+
+def _many(tmp_path: Path, n: int) -> Path:
+    path = tmp_path / f"many{n}.py"
+    body = "".join(f"        A[{k}, i] = B[i] + {k}.0\n" for k in range(n))
+    path.write_text(f"N = 8\n\ndef kernel(A, B):\n    for i in range(N):\n{body}")
+    return path
+
+
+@pytest.mark.slow
+def test_import_time_grows_linearly(tmp_path):
+    """4x the statements must cost well under 16x the time (quadratic); linear is 4x. The
+    import checked every pair of statements' schedules for a common time (isl's
+    is_injective on their union), 12x-16x before."""
+    seconds = {}
+    for n in (150, 600):
+        path = _many(tmp_path, n)
+        start = time.perf_counter()
+        workload = load_loopnest(path)
+        seconds[n] = time.perf_counter() - start
+        assert len(workload.statements) == n
+    assert seconds[600] < 8 * seconds[150], seconds
+
+
+# --- 17: names isl cannot read --------------------------------------------------------------
+
+
+def test_non_ascii_names_are_refused_in_one_line(tmp_path, capsys):
+    py = tmp_path / "uni.py"
+    py.write_text("def kernel(A, \u00ef=8):\n    for i in range(\u00ef):\n        A[i] = 0\n")
+    c = tmp_path / "uni.c"
+    c.write_text(
+        "#define N 8\nvoid k(double A[N]) {\n#pragma scop\n"
+        "  for (int \u00ef = 0; \u00ef < N; \u00ef++) A[\u00ef] = 0;\n#pragma endscop\n}\n"
+    )
+    for path, place in ((py, f"{py}:2:20:"), (c, f"{c}:4:12:")):
+        rc, out, err = _show(path, capsys)
+        assert rc == 2 and out == "" and err.count("\n") == 1, err
+        assert place in err and "\u00ef" in err and "isl cannot parse" not in err
+
+
+# --- messages that named the wrong thing ----------------------------------------------------
+
+
+def test_a_constant_power_is_a_number_in_a_bound(tmp_path, capsys):
+    """range(10**30) has 10**30 iterations (an exact integer, not a refused call)."""
+    path = tmp_path / "power.py"
+    path.write_text("def kernel(A):\n    for i in range(10**30):\n        A[i] = 0\n")
+    rc, out, err = _show(path, capsys, "--format", "json")
+    assert rc == 0, err
+    assert json.loads(out)["statements"][0]["instances"] == 10**30
+
+
+def test_a_power_of_a_variable_in_a_bound_is_named(tmp_path, capsys):
+    path = tmp_path / "power.py"
+    path.write_text(
+        "def kernel(A):\n    for i in range(4):\n        for j in range(i**2):\n"
+        "            A[j] = 0\n"
+    )
+    rc, _, err = _show(path, capsys)
+    assert rc == 2 and f"{path}:3:" in err and "i**2" in err and "power" in err
+    assert "pow(" not in err
+
+
+@pytest.mark.parametrize("func", ["exec", "eval"])
+def test_an_unknown_call_is_named_before_its_arguments(tmp_path, capsys, func):
+    path = tmp_path / "call.py"
+    path.write_text(f"def kernel(A):\n    for i in range(4):\n        A[i] = {func}('1')\n")
+    rc, _, err = _show(path, capsys)
+    assert rc == 2 and f"{path}:3:" in err
+    assert f"call to {func}, not a known pure function" in err and "constant" not in err
+
+
+@pytest.mark.parametrize(("value", "shown"), [("True", "True"), ("'8'", "'8'"), ("8.0", "8.0")])
+def test_a_parameter_set_to_a_non_integer_says_so(tmp_path, capsys, value, shown):
+    path = tmp_path / "param.py"
+    path.write_text(f"N = {value}\n\ndef kernel(A):\n    for i in range(N):\n        A[i] = 0\n")
+    rc, _, err = _show(path, capsys)
+    assert rc == 2 and err.count("\n") == 1
+    assert f"parameter 'N' is set to {shown} (line 1), not an integer" in err
+    assert "has no value" not in err
+    rc, out, _ = _show(path, capsys, "--set", "N=3", "--format", "json")
+    assert rc == 0 and json.loads(out)["statements"][0]["instances"] == 3
+
+
+def test_an_argument_default_that_is_not_an_integer_says_so(tmp_path, capsys):
+    path = tmp_path / "param.py"
+    path.write_text("def kernel(A, N=True):\n    for i in range(N):\n        A[i] = 0\n")
+    rc, _, err = _show(path, capsys)
+    assert rc == 2 and "parameter 'N' is set to True (default of argument N" in err
+
+
+def test_a_loop_whose_condition_misses_its_variable(tmp_path, capsys):
+    path = tmp_path / "loop.c"
+    path.write_text(
+        "#define N 8\nvoid k(double A[N]) {\n  int i, j;\n#pragma scop\n"
+        "  for (i = 0; j < N; i++) A[i] = 0;\n#pragma endscop\n}\n"
+    )
+    rc, _, err = _show(path, capsys)
+    assert rc == 2 and err.count("\n") == 1 and f"{path}:5:" in err
+    assert "the condition j < N of loop i does not test i" in err
+    assert "parameter 'j'" not in err
