@@ -434,6 +434,24 @@ def _check_uneven_gains(capsys):
     assert [w for w, g in small.items() if g == worst] == [7]
 
 
+def _check_untiled_line(capsys):
+    rc, out, err = run_cli(
+        ["fuse", "-w", "gpt3-ffn", "--no-segmentation", "--format", "json"], capsys
+    )
+    assert rc == 0, err
+    report = json.loads(out)
+    untiled = report["untiled"]
+    h = 32768 * 16384  # the intermediate H[m, f], whole
+    assert h * 2 == 1024 * 2**20  # bytes: 1,024 MiB
+    assert len(untiled) == 15
+    first, last = untiled[0]["buffer"], untiled[-1]["buffer"]
+    assert (first, last) == (536_870_914, 536_887_297) and h < first < last
+    assert round(first * 2 / 2**20, 6) == 1024.000004 and round(last * 2 / 2**20, 2) == 1024.03
+    # the fused minimum: X, Y, W1 and W2 once
+    minimum = 2 * 32768 * 4096 + 2 * 4096 * 16384
+    assert untiled[-1]["accesses"] == minimum == 402_653_184
+
+
 CLAIMS = [
     pytest.param(
         "docs/topologies.md",
@@ -473,6 +491,14 @@ CLAIMS = [
         lambda capsys: _check_no_slicing(GEMM_PRESETS, capsys),
         id="metrics-no-slicing-all",
         marks=pytest.mark.slow,
+    ),
+    pytest.param(
+        "docs/fusion.md",
+        "it keeps the whole intermediate H (32,768 × 16,384 words = 1,024 MiB) on chip, so its "
+        "15 points lie between 1,024.000004 MiB (536,870,914 words) and 1,024.03 MiB "
+        "(536,887,297 words), where it falls to the fused minimum, 402,653,184 accesses.",
+        _check_untiled_line,
+        id="fusion-untiled-line",
     ),
     pytest.param(
         "docs/fusion.md",
