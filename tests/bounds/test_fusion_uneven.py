@@ -541,16 +541,26 @@ def random_chain(rng):
     return build_chain("random", entries, sizes)
 
 
-PRESETS = ["gpt3-ffn", "gpt3-attention", "bert-attention"]
+# gpt3-ffn in the default run; the two attention presets (most of the time) with `-m slow`
+PRESETS = [
+    "gpt3-ffn",
+    pytest.param("gpt3-attention", marks=pytest.mark.slow),
+    pytest.param("bert-attention", marks=pytest.mark.slow),
+]
+
+
+class _PresetFronts(dict):
+    """name -> (chain, fuse with flat and flash, uneven front), computed when first asked."""
+
+    def __missing__(self, name):
+        chain = load_chain(resolve_workload(name))
+        self[name] = (chain, fuse(chain, extra_strategies=("flat", "flash")), uneven_front(chain))
+        return self[name]
 
 
 @pytest.fixture(scope="module")
 def preset_fronts():
-    out = {}
-    for name in PRESETS:
-        chain = load_chain(resolve_workload(name))
-        out[name] = (chain, fuse(chain, extra_strategies=("flat", "flash")), uneven_front(chain))
-    return out
+    return _PresetFronts()
 
 
 @pytest.mark.parametrize("name", PRESETS)
