@@ -39,7 +39,7 @@ schedule").
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from math import isqrt
 from typing import Any
@@ -1069,30 +1069,39 @@ def chain_lower_bound(chain: Chain, words: int) -> int:
     return total
 
 
+def monotone_floors(chain: Chain, sizes: Iterable[int]) -> dict[int, int]:
+    """The chain floor at each of `sizes` (words), as the running maximum from the largest
+    size down: floor(S) = max over given S' >= S of chain_lower_bound(chain, S'). A floor that
+    holds with S' words of buffer holds with S <= S' (a schedule that fits S fits S'), and
+    `chain_lower_bound` alone is not monotone (its grid of stretch lengths moves with S)."""
+    floors: dict[int, int] = {}
+    highest = 0
+    for words in sorted(set(sizes), reverse=True):
+        highest = max(highest, chain_lower_bound(chain, words))
+        floors[words] = highest
+    return floors
+
+
 def add_to_report(
     report: dict[str, Any],
     chain: Chain,
     uneven: Front | None,
     at: list[tuple[str, int]] = (),
 ) -> dict[str, Any]:
-    """Add the chain floor (`lower_bound` on every front point and every `at` row) and, when
-    searched, the `uneven` front to a `fusion.fusion_report`."""
-    floors: dict[int, int] = {}
-
-    def floor(words: int) -> int:
-        if words not in floors:
-            floors[words] = chain_lower_bound(chain, words)
-        return floors[words]
-
+    """Add the chain floor (`lower_bound` on every front point and every `at` row; monotone
+    over the report's sizes, `monotone_floors`) and, when searched, the `uneven` front to a
+    `fusion.fusion_report`."""
     if uneven is not None:
         report["uneven"] = points_json(uneven, chain_ops(chain), chain.word_bits / 8)
     fronts = [report[k] for k in ("unfused", "untiled", "tiled", "tiled_pipelined")]
     fronts += [report["best_segmentation"], *report.get("strategies", {}).values()]
     if uneven is not None:
         fronts.append(report["uneven"])
+    sizes = [point["buffer"] for front in fronts for point in front]
+    floors = monotone_floors(chain, [*sizes, *(words for _, words in at)])
     for front in fronts:
         for point in front:
-            point["lower_bound"] = floor(point["buffer"])
+            point["lower_bound"] = floors[point["buffer"]]
     report["lower_bound_rule"] = (
         "every schedule moves the chain's inputs and final outputs once, and a product "
         "reading two chain inputs at least its segment floor (docs/fusion.md)"
@@ -1104,7 +1113,7 @@ def add_to_report(
             row["uneven"] = point["accesses"] if point else None
             base = row.get("unfused")
             row["uneven_gain"] = base / row["uneven"] if base and row["uneven"] else None
-        row["lower_bound"] = floor(words)
+        row["lower_bound"] = floors[words]
     return report
 
 

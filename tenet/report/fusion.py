@@ -165,6 +165,9 @@ def area_split_table(split: dict[str, Any]) -> Table:
     return table
 
 
+MIB = 2**20  # bytes: the plot's buffer axis is in MiB, as the tables' sizes are
+
+
 def fusion_plot(report: dict[str, Any], path: str) -> str:
     from tenet.report.plots import _pyplot, save_figure
 
@@ -183,7 +186,7 @@ def fusion_plot(report: dict[str, Any], path: str) -> str:
         fronts["uneven space"] = report["uneven"]
     for name, front in fronts.items():
         if front:  # a front of one point is a marker (a step needs two to show)
-            xs = [p["buffer"] * word_bytes for p in front]
+            xs = [p["buffer"] * word_bytes / MIB for p in front]
             marker = "o" if len(front) == 1 else None
             ax.step(xs, [p["accesses"] for p in front], where="post", label=name, marker=marker)
     floor = sorted(
@@ -191,7 +194,7 @@ def fusion_plot(report: dict[str, Any], path: str) -> str:
     )
     if floor:
         ax.step(
-            [b * word_bytes for b, _ in floor],
+            [b * word_bytes / MIB for b, _ in floor],
             [v for _, v in floor],
             where="post",
             color="black",
@@ -206,7 +209,7 @@ def fusion_plot(report: dict[str, Any], path: str) -> str:
     )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("buffer (bytes)")
+    ax.set_xlabel("buffer (MiB, as in the tables)")
     ax.set_ylabel("backing-store accesses (words)")
     ax.set_title(f"fusion bounds: {report['chain']}")
     ax.legend(fontsize=8)

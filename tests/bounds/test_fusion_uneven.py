@@ -24,6 +24,7 @@ from tenet.bounds.fusion_uneven import (
     live,
     long_front,
     mapping_tiles,
+    monotone_floors,
     pair_front,
     place,
     probes,
@@ -540,16 +541,26 @@ def random_chain(rng):
     return build_chain("random", entries, sizes)
 
 
-PRESETS = ["gpt3-ffn", "gpt3-attention", "bert-attention"]
+# gpt3-ffn in the default run; the two attention presets (most of the time) with `-m slow`
+PRESETS = [
+    "gpt3-ffn",
+    pytest.param("gpt3-attention", marks=pytest.mark.slow),
+    pytest.param("bert-attention", marks=pytest.mark.slow),
+]
+
+
+class _PresetFronts(dict):
+    """name -> (chain, fuse with flat and flash, uneven front), computed when first asked."""
+
+    def __missing__(self, name):
+        chain = load_chain(resolve_workload(name))
+        self[name] = (chain, fuse(chain, extra_strategies=("flat", "flash")), uneven_front(chain))
+        return self[name]
 
 
 @pytest.fixture(scope="module")
 def preset_fronts():
-    out = {}
-    for name in PRESETS:
-        chain = load_chain(resolve_workload(name))
-        out[name] = (chain, fuse(chain, extra_strategies=("flat", "flash")), uneven_front(chain))
-    return out
+    return _PresetFronts()
 
 
 @pytest.mark.parametrize("name", PRESETS)
@@ -646,6 +657,35 @@ def test_floor_is_the_external_minimum_with_a_large_buffer():
     assert chain_lower_bound(chain, 2**40) == 32768 * 4096 * 2 + 4096 * 16384 * 2
 
 
+def test_floor_does_not_rise_with_the_buffer_on_gpt3_ffn(capsys):
+    """Issue 21, defect 10: the raw floor of gpt3-ffn is 864,188,416 at 4,195,329 words and
+    864,350,208 at 4,196,353 (numbers from the issue). Any schedule fitting 4,195,329 words
+    fits 4,196,353, so the reported floor at the smaller size is at least 864,350,208."""
+    rc, out, err = run_cli(
+        ["fuse", "-w", "gpt3-ffn", "--no-segmentation", "--at", "4195329,4196353"]
+        + ["--format", "json"],
+        capsys,
+    )
+    assert rc == 0, err
+    small, large = json.loads(out)["at"]
+    assert (small["words"], large["words"]) == (4195329, 4196353)
+    assert large["lower_bound"] >= 864350208
+    assert small["lower_bound"] >= large["lower_bound"]
+
+
+def test_monotone_floors_is_the_running_maximum_from_above():
+    chain = load_chain(resolve_workload("gpt3-ffn"))
+    rng = random.Random(21)
+    sizes = [rng.randrange(2**10, 2**28) for _ in range(300)] + [4195329, 4196353]
+    floors = monotone_floors(chain, sizes)
+    ordered = sorted(set(sizes))
+    raw = {s: chain_lower_bound(chain, s) for s in ordered}
+    for n, s in enumerate(ordered):
+        # brute force: the largest raw floor at this size or above
+        assert floors[s] == max(raw[t] for t in ordered[n:])
+    assert floors[4195329] >= raw[4196353] == 864350208
+
+
 def test_product_floor_by_hand():
     """K = 4 reduction, S = 16: t = S // 64 rounds up to 1, then doubles. At t = 16:
     pair = 32^2 / 4 = 256, outputs = 32 + 16 + 1024 // 64 = 64, F = isqrt(16384) = 128;
@@ -663,7 +703,8 @@ def test_product_floor_by_hand():
 
 def test_cli_json_has_uneven_and_the_floor(capsys):
     rc, out, err = run_cli(
-        ["fuse", "-w", "gpt3-ffn", "--space", "uneven", "--at", "10MiB", "--format", "json"],
+        ["fuse", "-w", "gpt3-ffn", "--space", "uneven", "--at", "10MiB,4195329,4196353"]
+        + ["--format", "json"],
         capsys,
     )
     assert rc == 0, err
@@ -672,12 +713,17 @@ def test_cli_json_has_uneven_and_the_floor(capsys):
     assert report["uneven"] and all(
         set(p) >= {"buffer", "accesses", "oi", "mapping"} for p in report["uneven"]
     )
-    for key in ("unfused", "tiled", "best_segmentation", "uneven"):
+    points = [(r["words"], r["lower_bound"], None) for r in report["at"]]
+    for key in ("unfused", "untiled", "tiled", "best_segmentation", "uneven"):
         for p in report[key]:
-            assert p["lower_bound"] == chain_lower_bound(chain, p["buffer"])
+            assert p["lower_bound"] >= chain_lower_bound(chain, p["buffer"])
             assert p["accesses"] >= p["lower_bound"]
+            points.append((p["buffer"], p["lower_bound"], p["accesses"]))
+    # the floor never rises with the buffer, over every point of every front and every row
+    for buffer, floor, _ in points:
+        assert all(f >= floor for b, f, _ in points if b <= buffer)
     row = report["at"][0]
-    assert row["lower_bound"] == chain_lower_bound(chain, 10 * 2**19)
+    assert row["lower_bound"] >= chain_lower_bound(chain, 10 * 2**19)
     assert row["uneven"] <= row["tiled"]
 
 
@@ -746,7 +792,7 @@ def test_cli_at_takes_comma_separated_sizes(capsys):
     rows = json.loads(out)["at"]
     assert [r["words"] for r in rows] == [10 * 2**19, 257 * 2**19, 4096]
     chain = load_chain(resolve_workload("gpt3-ffn"))
-    assert [r["lower_bound"] for r in rows] == [chain_lower_bound(chain, r["words"]) for r in rows]
+    assert all(r["lower_bound"] >= chain_lower_bound(chain, r["words"]) for r in rows)
 
 
 def test_cli_at_empty_size_is_refused(capsys):

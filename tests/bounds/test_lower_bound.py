@@ -26,6 +26,7 @@ from tenet.bounds.lower_bound import (
     views,
 )
 from tenet.bounds.snowcat import evaluate, problem_from_einsum, problem_from_workload
+from tenet.bounds.uneven import search_front
 
 GEMM = "Z[m,n] += A[m,k] * B[k,n]"
 BMM = "Z[b,m,n] += A[b,m,k] * B[b,k,n]"
@@ -408,13 +409,12 @@ def test_many_tensors_fall_back_to_mixes_and_stay_below_the_front():
 
 
 def test_uneven_fronts_are_above_the_bound():
-    uneven = pytest.importorskip("tenet.bounds.uneven")
     problems = random_problems(seed=29, count=14)
     for problem in problems:
         if prod(problem.sizes) > 5000:
             continue
         for imperfect in (False, True):
             for bypass in (False, True):
-                front = uneven.search_front(problem, "uneven", imperfect, bypass)
+                front = search_front(problem, "uneven", imperfect, bypass)
                 points = [(p.buffer, p.accesses) for p in front.points]
                 assert_above(problem, points)

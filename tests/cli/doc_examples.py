@@ -29,6 +29,11 @@ the docs write them. The expected exit code is 0; 2 when the output shows `tenet
 3 for `tenet validate` showing an illegal dataflow; a command ending in `echo "exit $?"`
 shows its own.
 
+Numbers stated in the prose rather than shown as output are checked by claims
+(tests/cli/test_docs_examples.py, CLAIMS): a claim quotes the doc's words, `says` finds them
+in the doc (line breaks and runs of spaces count as one space, so re-wrapping a paragraph
+keeps it), and the claim's own check computes the numbers independently.
+
 Python examples (```python blocks) run as a script in the same kind of folder. A trailing
 comment that reads as a Python literal on an expression statement or a `print(x)` line is
 the value shown: `print(n)  # 4194304 = M*K*ceil(N/8)` checks that `n == 4194304`, and
@@ -432,6 +437,16 @@ def collect() -> tuple[list[Example], dict[str, dict[str, str]]]:
         examples.extend(python_examples(doc_blocks))
     examples.sort(key=lambda e: (e.doc, e.line))
     return examples, files
+
+
+# --- claims in the prose ---------------------------------------------------------------------
+
+
+def says(doc: str, text: str) -> bool:
+    """Whether `doc` (a path relative to the repository root) contains `text`, with any run
+    of white space (line breaks included) counting as one space."""
+    page = " ".join((ROOT / doc).read_text().split())
+    return " ".join(text.split()) in page
 
 
 # --- running -------------------------------------------------------------------------------

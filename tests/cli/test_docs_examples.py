@@ -4,12 +4,16 @@ the doc and the line of the command (or of the python block's fence)."""
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import shutil
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
+from ..helpers import run_cli
 from . import doc_examples as dx
 
 # Inputs a doc uses but only describes; written beside the files the doc spells out.
@@ -305,3 +309,218 @@ def test_expected_exit_codes():
     assert dx.expected_exit(example("tenet validate -w x", ["x: ILLEGAL, 1 violation(s)"])) == 3
     assert dx.expected_exit(example('tenet validate -w x; echo "exit $?"', ["exit 3"])) == 0
     assert dx.expected_exit(example("tenet analyze -w x", None)) == 0
+
+
+# --- numbers stated in the prose (issue 21) ---------------------------------------------------
+#
+# Each claim quotes a doc's words and checks them with numbers computed here: by running the
+# command the text names, by brute force, or by the arithmetic the text shows.
+
+
+def _group_members(name: str, shape: list[int]) -> dict[tuple, set[tuple]]:
+    """PE -> the PEs of its multicast group, from the preset's isl relation, pair by pair."""
+    import islpy as isl
+
+    from tenet.model.topology import generate
+
+    (link,) = generate(name, shape, {})
+    relation = isl.Map(link.relation)
+    pes = list(itertools.product(*(range(n) for n in shape)))
+
+    def linked(p: tuple, q: tuple) -> bool:
+        pair = isl.Map(f"{{ PE[{', '.join(map(str, p))}] -> PE[{', '.join(map(str, q))}] }}")
+        return pair.is_subset(relation)
+
+    return {p: {q for q in pes if linked(p, q)} for p in pes}
+
+
+def _check_multicast(name: str, fixed: list[int], relation_text: str, per_group: int):
+    """On [2, 3, 4]: a PE's group is every PE agreeing with it on the `fixed` axes; on [4],
+    every PE (the whole array)."""
+    from tenet.model.topology import generate
+
+    shape = [2, 3, 4]
+    assert relation_text in generate(name, shape, {})[0].relation
+    for pe, group in _group_members(name, shape).items():
+        expected = {
+            q
+            for q in itertools.product(*(range(n) for n in shape))
+            if all(q[a] == pe[a] for a in fixed)
+        }
+        assert group == expected and len(group) == per_group
+    for pe, group in _group_members(name, [4]).items():
+        assert group == {(0,), (1,), (2,), (3,)}
+
+
+def _check_outside_array(capsys):
+    rc, out, err = run_cli(
+        ["analyze", "-w", "gemm", "-a", "systolic-8x8", "-d", "os-systolic-16x16"], capsys
+    )
+    assert rc == 0
+    # 16x16 tiles on an 8x8 array: 256 - 64 PEs outside, and PE[0, 8] is the first of them
+    assert 16 * 16 - 8 * 8 == 192
+    text = "192 used PEs lie outside the array, e.g. PE[0, 8]: an outside_array violation"
+    assert text in out + err
+
+
+def _check_ws_bound(capsys):
+    rc, out, err = run_cli(
+        ["analyze", "-w", "gemm", "-a", "systolic-8x8", "-d", "ws-systolic-8x8", "--bound"]
+        + ["--format", "json"],
+        capsys,
+    )
+    assert rc == 0, err
+    report = json.loads(out)
+    writes = report["tensors"]["C"]["write"]["unique"]
+    reads = report["tensors"]["A"]["read"]["unique"] + report["tensors"]["B"]["read"]["unique"]
+    # 256^3 GEMM, 8-wide blocks: C's partial sums written 256 / 8 = 32 times per element
+    assert writes == 32 * 256 * 256 == 2_097_152
+    assert writes - 256 * 256 == 2_031_616  # read back to be accumulated
+    assert 2 * writes - 256 * 256 == 4_128_768
+    assert report["bound"]["dataflow_traffic"] == reads + 4_128_768 == 6_291_456
+    # the front at 17,408 words: 128x128 output tiles, 2 * 256^3 / 128 + 256^2
+    assert report["bound"]["accesses"] == 2 * 256**3 // 128 + 256**2 == 327_680
+    assert report["bound"]["ratio"] == 19.2 == 6_291_456 / 327_680
+
+
+# (dataflow, its arch) of docs/presets.md's gemm table
+GEMM_PRESETS = [
+    ("os-systolic-8x8", "systolic-8x8"),
+    ("ws-systolic-8x8", "systolic-8x8"),
+    ("ncf-nmk-8x8", "systolic-8x8"),
+    ("ncf-rs-64", "chain-64"),
+    ("ncf-yxp-os-64", "chain-64"),
+    ("chain-256", "chain-256"),
+    ("os-systolic-16x16", "systolic-16x16"),
+    ("os-multicast-8x8", "multicast-8x8"),
+]
+
+
+def _check_no_slicing(presets: list[tuple[str, str]], capsys):
+    for dataflow, arch in presets:
+        rc, _, err = run_cli(
+            ["analyze", "-w", "gemm", "-a", arch, "-d", dataflow, "--verbose"], capsys
+        )
+        assert rc == 0, err
+        assert "0 not quasi-affine, sliced at 0 enumerated value(s)" in err, (dataflow, err)
+
+
+def _check_uneven_gains(capsys):
+    rc, out, err = run_cli(
+        ["fuse", "-w", "gpt3-ffn", "--space", "uneven", "--format", "json"], capsys
+    )
+    assert rc == 0, err
+    report = json.loads(out)
+    mib = 2**20 // 2  # words of 16 bits in a MiB
+
+    def at(front, words):
+        below = [p["accesses"] for p in front if p["buffer"] <= words]
+        return below[-1] if below else None
+
+    sizes = sorted({p["buffer"] for key in ("uneven", "best_segmentation") for p in report[key]})
+    gains = {}
+    for words in sizes:
+        uneven, best = at(report["uneven"], words), at(report["best_segmentation"], words)
+        if uneven and best:
+            gains[words] = Fraction(best, uneven)
+    top = max(gains.values())
+    assert top == 2
+    where = [w for w, g in gains.items() if g == top]
+    # the stretch [256.016, 256.04) MiB: uneven's minimum to best_segmentation's
+    assert round(min(where) / mib, 3) == 256.016
+    assert all(w / mib < 256.04 for w in where)
+    assert at(report["best_segmentation"], 256.04 * mib) == at(report["uneven"], 256.04 * mib)
+    small = {w: g for w, g in gains.items() if w < mib // 2}
+    worst = max(small.values())
+    assert worst <= Fraction(5, 4) and round(float(worst), 4) == 1.2498
+    assert [w for w, g in small.items() if g == worst] == [7]
+
+
+def _check_untiled_line(capsys):
+    rc, out, err = run_cli(
+        ["fuse", "-w", "gpt3-ffn", "--no-segmentation", "--format", "json"], capsys
+    )
+    assert rc == 0, err
+    report = json.loads(out)
+    untiled = report["untiled"]
+    h = 32768 * 16384  # the intermediate H[m, f], whole
+    assert h * 2 == 1024 * 2**20  # bytes: 1,024 MiB
+    assert len(untiled) == 15
+    first, last = untiled[0]["buffer"], untiled[-1]["buffer"]
+    assert (first, last) == (536_870_914, 536_887_297) and h < first < last
+    assert round(first * 2 / 2**20, 6) == 1024.000004 and round(last * 2 / 2**20, 2) == 1024.03
+    # the fused minimum: X, Y, W1 and W2 once
+    minimum = 2 * 32768 * 4096 + 2 * 4096 * 16384
+    assert untiled[-1]["accesses"] == minimum == 402_653_184
+
+
+CLAIMS = [
+    pytest.param(
+        "docs/topologies.md",
+        "[2, 3, 4]: `q0 = p0 and q1 = p1`, 4 PEs per group",
+        lambda capsys: _check_multicast("row-multicast", [0, 1], "q0 = p0 and q1 = p1", 4),
+        id="topologies-row-multicast",
+    ),
+    pytest.param(
+        "docs/topologies.md",
+        "[2, 3, 4]: `q1 = p1 and q2 = p2`, 2 PEs per group). On a 1-D array no axis is fixed, "
+        "so the one group is the whole array",
+        lambda capsys: _check_multicast("column-multicast", [1, 2], "q1 = p1 and q2 = p2", 2),
+        id="topologies-column-multicast",
+    ),
+    pytest.param(
+        "docs/topologies.md",
+        "prints `192 used PEs lie outside the array, e.g. PE[0, 8]: ...`",
+        _check_outside_array,
+        id="topologies-outside-array",
+    ),
+    pytest.param(
+        "docs/bounds.md",
+        "(2 · 2,097,152 − 65,536 = 4,128,768) as Snowcat's read-modify-write charges it: "
+        "6,291,456 / 327,680 = 19.20.",
+        _check_ws_bound,
+        id="bounds-ws-ratio",
+    ),
+    pytest.param(
+        "docs/metrics.md",
+        "0 for the GEMM presets on their arrays",
+        lambda capsys: _check_no_slicing(GEMM_PRESETS[:1], capsys),
+        id="metrics-no-slicing-os",
+    ),
+    pytest.param(
+        "docs/metrics.md",
+        "the GEMM presets on their arrays have none",
+        lambda capsys: _check_no_slicing(GEMM_PRESETS, capsys),
+        id="metrics-no-slicing-all",
+        marks=pytest.mark.slow,
+    ),
+    pytest.param(
+        "docs/fusion.md",
+        "it keeps the whole intermediate H (32,768 × 16,384 words = 1,024 MiB) on chip, so its "
+        "15 points lie between 1,024.000004 MiB (536,870,914 words) and 1,024.03 MiB "
+        "(536,887,297 words), where it falls to the fused minimum, 402,653,184 accesses.",
+        _check_untiled_line,
+        id="fusion-untiled-line",
+    ),
+    pytest.param(
+        "docs/fusion.md",
+        "[256.016, 256.04) MiB, holds the largest gain over `best_segmentation`, 2.00x; below "
+        "0.5 MiB the gain is at most 1.25x (1.2498x, at 7 words)",
+        _check_uneven_gains,
+        id="fusion-uneven-gains",
+        marks=pytest.mark.slow,
+    ),
+]
+
+
+@pytest.mark.parametrize(("doc", "text", "check"), CLAIMS)
+def test_prose_claim(doc, text, check, capsys):
+    assert dx.says(doc, text), f"{doc} no longer says {text!r}: update the claim with the text"
+    check(capsys)
+
+
+def test_unshipped_numbers_are_gone():
+    """fusion.md quoted 2.53x, 12.9x and 5.84x from a re-implementation of the artifact that
+    the repository does not have (issue 21); no page may cite it."""
+    for path in dx.DOCS:
+        assert "re-implementation" not in path.read_text(), path
