@@ -162,6 +162,12 @@ def add_output(parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS
         help="show tables whole on a terminal too (by default they fold or split their "
         "columns to fit its width; files and pipes always get them whole)",
     )
+    group.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress on stderr (by default a bar on a terminal, else a line every 10 s)",
+    )
     return group
 
 
@@ -195,14 +201,17 @@ def table_width(args: argparse.Namespace) -> int | None:
 def command_output(args: argparse.Namespace) -> Iterator[None]:
     """Around a command's run: refuse mistyped preset names and an `-o` that is one of the
     inputs, and fit the tables to the terminal."""
-    check_output(args, input_files(args))
-    if getattr(args, "format", "table") != "table":  # no table: leave rich unloaded
-        yield
-        return
-    from tenet.report.tables import fit_width
+    from tenet.report.progress import quiet_progress
 
-    with fit_width(table_width(args)):
-        yield
+    check_output(args, input_files(args))
+    with quiet_progress(getattr(args, "quiet", False)):
+        if getattr(args, "format", "table") != "table":  # no table: leave rich unloaded
+            yield
+            return
+        from tenet.report.tables import fit_width
+
+        with fit_width(table_width(args)):
+            yield
 
 
 def render_results(results: list[dict], args: argparse.Namespace) -> str:
