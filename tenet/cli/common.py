@@ -180,6 +180,12 @@ def add_output(parser: argparse.ArgumentParser, formats: Sequence[str] = FORMATS
         help="show tables whole on a terminal too (by default they fold or split their "
         "columns to fit its width; files and pipes always get them whole)",
     )
+    group.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress on stderr (by default a bar on a terminal, else a line every 10 s)",
+    )
     return group
 
 
@@ -212,17 +218,20 @@ def table_width(args: argparse.Namespace) -> int | None:
 @contextlib.contextmanager
 def command_output(args: argparse.Namespace) -> Iterator[None]:
     """Around a command's run: refuse mistyped preset names and an `-o` that is one of the
-    inputs, check `--plot`, and fit the tables to the terminal."""
+    inputs, check `--plot`, and fit the tables to the terminal; `--quiet` silences progress."""
+    from tenet.report.progress import quiet_progress
+
     inputs = input_files(args)
     check_output(args, inputs)
     check_plot(args, inputs)
-    if getattr(args, "format", "table") != "table":  # no table: leave rich unloaded
-        yield
-        return
-    from tenet.report.tables import fit_width
+    with quiet_progress(getattr(args, "quiet", False)):
+        if getattr(args, "format", "table") != "table":  # no table: leave rich unloaded
+            yield
+            return
+        from tenet.report.tables import fit_width
 
-    with fit_width(table_width(args)):
-        yield
+        with fit_width(table_width(args)):
+            yield
 
 
 def render_results(results: list[dict], args: argparse.Namespace) -> str:

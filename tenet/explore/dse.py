@@ -10,11 +10,13 @@ and may skew the innermost time dimension by the PE coordinates (systolic style)
 from __future__ import annotations
 
 import hashlib
+import inspect
 import itertools
+import math
 import pickle
 import random
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
@@ -24,8 +26,11 @@ import islpy as isl
 
 from tenet.analysis.validate import validate
 from tenet.errors import InputError, IslLimitError
+from tenet.explore.evaluate import BoundBasis, bound_values, evaluate_generated, shared_work
 from tenet.explore.objectives import (
     ADDITIVE_OBJECTIVES,
+    COST_HINT,
+    COST_OBJECTIVES,
     DEFAULT_OBJECTIVES,
     OBJECTIVES,
     parse_objectives,
@@ -293,6 +298,7 @@ class Enumerated:
     name: str
     space: str
     time: str
+    candidate: Candidate | None = None
 
 
 def distinct_candidates(
@@ -351,6 +357,7 @@ def distinct_candidates(
             f"c{index + 1:0{width}d}",
             space.space_text(all_candidates[index]),
             space.time_text(all_candidates[index]),
+            all_candidates[index],
         )
         for index in sorted(chosen)
     ]
@@ -513,6 +520,7 @@ class DseResult:
     skipped: int  # isl gave up
     ties: int  # legal dataflows equal on every objective to a front member, left out
     pareto: list[FrontEntry]
+    pruned: int = 0  # distinct candidates not counted: their lower bounds already lose
 
     def to_dict(self) -> dict[str, Any]:
         """`tenet dse`'s JSON object."""
@@ -525,6 +533,7 @@ class DseResult:
             "legal": self.legal,
             "skipped": self.skipped,
             "ties": self.ties,
+            "pruned": self.pruned,
             "pareto": [entry.to_dict() for entry in self.pareto],
         }
 
@@ -542,59 +551,245 @@ def explore(
     jobs: int = 1,
     scheduler: str | None = None,
     journal: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[..., None] | None = None,
+    prune: bool = True,
 ) -> DseResult:
-    """Validate and analyze every distinct candidate; the Pareto front of `objectives`.
+    """Check and count every distinct candidate; the Pareto front of `objectives`.
 
-    Tied dataflows (equal on every objective to a front member) are left out and counted,
-    unless `keep_ties`.
+    Candidates are counted with the shared-work evaluator (`tenet.explore.evaluate`), best
+    lower bound first, in batches; with `prune`, a candidate whose lower bounds are already
+    dominated by a counted candidate is not counted (it can be neither on the front nor tied
+    with it). Every front member is then checked and counted again by the plain model
+    (`validate` and `analyze`). Tied dataflows (equal on every objective to a front member)
+    are left out and counted, unless `keep_ties`.
     """
     objectives = parse_objectives(objectives)
+    check_costs(arch, objectives)
     raw_size, found = enumerate_candidates(workload, arch, skew, limit, seed, interleave)
     blob = pickle.dumps((workload, arch))
-    tasks = []
-    for e in found:
-        digest = hashlib.sha256(blob + e.space.encode() + e.time.encode()).hexdigest()[:16]
-        tasks.append((f"{e.name}-{digest}", (blob, e.name, e.space, e.time, max_operations)))
-    results = _task_runner()(
-        evaluate_candidate,
-        tasks,
-        jobs=jobs,
-        scheduler=scheduler,
-        journal=journal,
-        progress=progress,
-    )
-    legal, analyses = 0, []
-    skipped = 0
-    for (key, _), e in zip(tasks, found):
-        outcome = results[key]
-        if not outcome["legal"]:
-            continue
-        legal += 1
-        if "error" in outcome:
-            skipped += 1
-            continue
-        record = dict(outcome["analysis"])
-        notation = record.pop("notation")
-        try:
-            analyses.append((e, Analysis.from_dict(record, arch), notation))
-        except ValueError as exc:
-            if journal is None:
-                raise
-            raise InputError(f"{exc}; delete the journal to search again", str(journal)) from None
-    vectors = [objective_vector(analysis, objectives) for _, analysis, _ in analyses]
-    front = pareto_indices(vectors, keep_ties)
+    per_step = any(name in PER_STEP_OBJECTIVES for name in objectives)
+    bounds = candidate_bounds(workload, arch, blob, found, objectives) if prune else None
+    order = list(range(len(found)))
+    if bounds is not None:
+        order.sort(key=lambda i: (bounds[i], i))
+    runner = _task_runner()
+    outcomes: dict[int, dict] = {}
+    vectors: dict[int, tuple] = {}
+    pruned = 0
+    tracker = _Progress(progress, len(found), objectives)
+    position = 0
+    for size in _batch_sizes(len(order), jobs, scheduler, bounds is not None):
+        batch = []
+        for i in order[position : position + size]:
+            if bounds is not None and _beaten(bounds[i], vectors.values()):
+                pruned += 1
+            else:
+                batch.append(i)
+        position += size
+        tasks = {}
+        for i in batch:
+            e = found[i]
+            text = f"fast{int(per_step)}{','.join(objectives)}" + e.space + e.time
+            digest = hashlib.sha256(blob + text.encode()).hexdigest()[:16]
+            tasks[f"{e.name}-{digest}"] = (
+                i,
+                (blob, e.name, e.space, e.time, max_operations, per_step, objectives),
+            )
+        tracker.offset = len(outcomes) + pruned
+        results = runner(
+            evaluate_generated,
+            [(key, argument) for key, (_, argument) in tasks.items()],
+            jobs=jobs,
+            scheduler=scheduler,
+            journal=journal,
+            progress=tracker.tick,
+        )
+        for key, (i, _) in tasks.items():
+            outcome = outcomes[i] = results[key]
+            if outcome["legal"] and "error" not in outcome:
+                vectors[i] = _vector_of(outcome, len(objectives), journal)
+                tracker.seen(vectors[i])
+        tracker.done(len(outcomes) + pruned)
+    legal = sum(1 for o in outcomes.values() if o["legal"])
+    skipped = sum(1 for o in outcomes.values() if o["legal"] and "error" in o)
+    counted = sorted(vectors)  # enumeration order, as without pruning
+    listed = [vectors[i] for i in counted]
+    front = [counted[k] for k in pareto_indices(listed, keep_ties)]
     front.sort(key=lambda i: (vectors[i], i))
     pareto = []
     for rank, i in enumerate(front, start=1):
-        e, analysis, notation = analyses[i]
+        e = found[i]
+        analysis, notation = _plain_model(workload, arch, blob, e, max_operations)
+        if objective_vector(analysis, objectives) != vectors[i]:  # pragma: no cover - a bug
+            raise AssertionError(f"the fast and the plain counts of {e.name} differ")
         named = replace(analysis, dataflow=f"dse-{rank:03d}")
         pareto.append(FrontEntry(named, notation, e.space, e.time, objectives))
-    on_front = {tuple(vectors[i]) for i in front}
-    ties = sum(1 for v in vectors if tuple(v) in on_front) - len(front)
+    on_front = {vectors[i] for i in front}
+    ties = sum(1 for v in listed if v in on_front) - len(front)
     return DseResult(
-        workload.name, arch.name, objectives, raw_size, len(found), legal, skipped, ties, pareto
+        workload.name,
+        arch.name,
+        objectives,
+        raw_size,
+        len(found) - pruned,
+        legal,
+        skipped,
+        ties,
+        pareto,
+        pruned,
     )
+
+
+def check_costs(arch: Arch, objectives: Sequence[str]) -> None:
+    """Objectives that read component costs need an arch that gives them."""
+    for name in objectives:
+        if name in COST_OBJECTIVES and getattr(arch, "components", None) is None:
+            raise InputError(
+                f"objective {name!r} needs component costs, which arch {arch.name!r} does not "
+                f"have: {COST_HINT}",
+                "objectives",
+            )
+
+
+#: Objectives that need the per-step numbers (schedule time).
+PER_STEP_OBJECTIVES = ("schedule", "peak_ingress")
+
+
+def candidate_bounds(
+    workload: Workload,
+    arch: Arch,
+    blob: bytes,
+    found: Sequence[Enumerated],
+    objectives: Sequence[str],
+) -> list[tuple] | None:
+    """Per candidate, its objective vector's lower bounds (signed: smaller is better), or
+    None when no objective has a bound (nothing to prune)."""
+    if not any(name in BOUNDED_OBJECTIVES for name in objectives):
+        return None
+    space = design_space(workload, arch)
+    basis = BoundBasis.of(shared_work(blob))
+    out = []
+    cache: dict[int, tuple] = {}
+    for e in found:
+        most = 1
+        for a, name in enumerate(e.candidate.spatial):
+            if name is not None:
+                most *= min(space.loop(name).extent, space.axes[a].size)
+        if most not in cache:
+            values = bound_values(basis, most)
+            vector = []
+            for name in objectives:
+                objective = OBJECTIVES[name]
+                if name not in values:
+                    vector.append(-math.inf)  # no bound: never beaten
+                else:
+                    vector.append(-values[name] if objective.maximize else values[name])
+            cache[most] = tuple(vector)
+        out.append(cache[most])
+    return out
+
+
+#: Objectives with a lower bound (`tenet.explore.evaluate.bound_values`).
+BOUNDED_OBJECTIVES = (
+    "latency",
+    "energy",
+    "traffic",
+    "ingress",
+    "egress",
+    "compute",
+    "time_steps",
+    "steps",
+    "schedule",
+    "utilization",
+    "active_pes",
+)
+
+
+def _beaten(bound: tuple, counted: Iterable[tuple]) -> bool:
+    """Some counted vector dominates the bound: it is no worse than the candidate can be in
+    every objective and strictly better in one, so it dominates the candidate too."""
+    return any(dominates(v, bound) for v in counted)
+
+
+def _batch_sizes(n: int, jobs: int, scheduler: str | None, pruning: bool) -> Iterator[int]:
+    """Batch sizes that add up to n: one batch without pruning; with it, small batches in
+    this process (nothing to start), growing ×8 from 16·jobs on processes or a cluster (each
+    batch starts its workers)."""
+    if not pruning:
+        yield n
+        return
+    size = 16 if jobs == 1 and scheduler is None else max(32, 16 * jobs)
+    grow = 1 if jobs == 1 and scheduler is None else 8
+    done = 0
+    while done < n:
+        yield min(size, n - done)
+        done += size
+        size *= grow
+
+
+class _Progress:
+    """Progress over the batches: done/total of the whole search, and the best value so far
+    of the first objective."""
+
+    def __init__(self, progress, total: int, objectives: Sequence[str]) -> None:
+        self.progress = progress
+        self.total = total
+        self.objective = objectives[0]
+        self.best: float | None = None
+        self.offset = 0
+
+    def seen(self, vector: tuple) -> None:
+        if self.best is None or vector[0] < self.best:
+            self.best = vector[0]
+
+    def note(self) -> str | None:
+        if self.best is None:
+            return None
+        value = -self.best if OBJECTIVES[self.objective].maximize else self.best
+        shown = f"{value:,}" if isinstance(value, int) else f"{value:.6g}"
+        return f"best {self.objective} {shown}"
+
+    def tick(self, done: int, _total: int) -> None:
+        if self.progress:
+            _call_progress(self.progress, self.offset + done, self.total, self.note())
+
+    def done(self, done: int) -> None:
+        if self.progress:
+            _call_progress(self.progress, done, self.total, self.note())
+
+
+def _call_progress(progress: Callable[..., None], done: int, total: int, note: str | None):
+    """progress(done, total, note=...) when it takes a note, else progress(done, total)."""
+    try:
+        takes_note = "note" in inspect.signature(progress).parameters
+    except (TypeError, ValueError):
+        takes_note = False
+    if takes_note:
+        progress(done, total, note=note)
+    else:
+        progress(done, total)
+
+
+def _vector_of(outcome: dict, size: int, journal: str | None) -> tuple:
+    """The objective vector of a counted candidate (a journal may hold a damaged one)."""
+    vector = outcome.get("vector")
+    if not isinstance(vector, list) or len(vector) != size:
+        raise InputError(
+            "a result has no objective values; delete the journal to search again", str(journal)
+        )
+    return tuple(vector)
+
+
+def _plain_model(
+    workload: Workload, arch: Arch, blob: bytes, e: Enumerated, max_operations: int
+) -> tuple[Analysis, str | None]:
+    """`validate` and `analyze` of one candidate, as `tenet analyze` gives them."""
+    outcome = evaluate_candidate((blob, e.name, e.space, e.time, max_operations))
+    if not outcome["legal"] or "error" in outcome:  # pragma: no cover - the fast path agreed
+        raise AssertionError(f"the plain model rejects front member {e.name}: {outcome}")
+    record = dict(outcome["analysis"])
+    notation = record.pop("notation")
+    return Analysis.from_dict(record, arch), notation
 
 
 # --- whole networks ----------------------------------------------------------------------------

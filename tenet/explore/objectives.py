@@ -15,6 +15,50 @@ if TYPE_CHECKING:
     from tenet.model.metrics import Analysis
 
 
+#: How to give an arch component costs, for the objectives that need them.
+COST_HINT = (
+    "give the arch a `technology:` node or `components:` energies and areas (docs/reference.md)"
+)
+
+
+def _cost(analysis: Analysis, objective: str):
+    """The analysis's component cost (`Analysis.cost`); bad input when the arch has none."""
+    cost = getattr(analysis, "cost", None)
+    if cost is None:
+        raise InputError(
+            f"objective {objective!r} needs component costs, which arch "
+            f"{analysis.arch!r} does not have: {COST_HINT}",
+            "objectives",
+        )
+    return cost
+
+
+def energy_pj(analysis: Analysis) -> float:
+    """cost.energy_pj.total: the energy of the run in pJ."""
+    return float(_cost(analysis, "energy_pj").energy_pj.total)
+
+
+def edp(analysis: Analysis) -> float:
+    """energy_pj × latency, in pJ·cycles."""
+    return float(_cost(analysis, "edp").energy_pj.total * analysis.latency)
+
+
+def area(analysis: Analysis) -> float:
+    """cost.area_um2.total: the design's area in µm²."""
+    return float(_cost(analysis, "area").area_um2.total)
+
+
+def dram_words(analysis: Analysis) -> int:
+    """Words read from and written to the outermost memory level (`Analysis.levels`: the
+    levels whose level above is the outermost; else the last level); without memory levels,
+    the scratchpad traffic (Σ unique)."""
+    levels = list(getattr(analysis, "levels", None) or [])
+    if not levels:
+        return analysis.scratchpad_traffic
+    outer = [level for level in levels if getattr(level, "outermost_above", False)] or levels[-1:]
+    return sum(level.reads + level.writes for level in outer)
+
+
 @dataclass(frozen=True)
 class Objective:
     """A metric of an `Analysis` that the search minimises (or maximises); `meaning` names
@@ -57,8 +101,27 @@ OBJECTIVES: dict[str, Objective] = {
         ),
         Objective("utilization", "utilization (maximised)", attrgetter("utilization"), True),
         Objective("active_pes", "active_pes (maximised)", attrgetter("active_pes"), True),
+        Objective(
+            "energy_pj", "cost.energy_pj.total: energy in pJ (needs component costs)", energy_pj
+        ),
+        Objective(
+            "edp",
+            "energy-delay product: cost.energy_pj.total × delay.latency, in pJ·cycles "
+            "(needs component costs)",
+            edp,
+        ),
+        Objective("area", "cost.area_um2.total: area in µm² (needs component costs)", area),
+        Objective(
+            "dram",
+            "words to and from the outermost memory level (levels[]; without levels: the "
+            "scratchpad traffic)",
+            dram_words,
+        ),
     )
 }
+
+#: Objectives that read `Analysis.cost` (the arch must give component costs).
+COST_OBJECTIVES = ("energy_pj", "edp", "area")
 
 
 DEFAULT_OBJECTIVES = ("latency", "energy")
@@ -100,4 +163,6 @@ ADDITIVE_OBJECTIVES = (
     "time_steps",
     "steps",
     "schedule",
+    "energy_pj",
+    "dram",
 )

@@ -763,17 +763,19 @@ def count_volumes(
     minus: Callable[[Any, Any], Any] = operator.sub,
     fetched: list[isl.UnionMap] | None = None,
     trace: SideTrace | None = None,
+    tidy: Callable[[Any], Any] = simplify,
 ) -> Volumes:
     """total = |A|; temporal = |A_D \\ (M_t;A_D)|; then each link, in order, serves what is
     still unserved; unique = |A_D \\ (M;A_D)| is what no source serves;
     spatial = |A_D ∩ (M_x;A_D)|. Links that could serve something join `used_links`.
     `size` and `minus` count and subtract (barvinok's quasi-polynomials for symbolic counts).
     The unique set A_D \\ (M;A_D) itself is appended to `fetched` when it is given; a
-    `trace` keeps A_D, the unique set, M_t and each link's (unserved before it, reach, M_l)."""
+    `trace` keeps A_D, the unique set, M_t and each link's (unserved before it, reach, M_l).
+    `tidy` rewrites each M;A_D without changing its points (default `simplify`)."""
     assignment = space_time.data_assignment(access)
 
     def reachable(rel: isl.UnionMap) -> isl.UnionMap:
-        return simplify(rel.apply_range(assignment))
+        return tidy(rel.apply_range(assignment))
 
     remaining = assignment.subtract(reachable(temporal))
     temporal_unique = left = size(remaining)

@@ -1,25 +1,131 @@
-"""A progress bar for long computations, shown only on an interactive terminal."""
+"""Progress of long computations: a bar on an interactive terminal; elsewhere (a pipe, a file,
+a batch job) one line to stderr at least every `LINE_INTERVAL_S` seconds with done/total, the
+rate and a note (the best value so far); nothing at all under `--quiet`."""
 
 from __future__ import annotations
 
 import contextlib
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
+from typing import IO
 
-from rich.console import Console
-from rich.progress import Progress
+#: Seconds between two progress lines when stderr is not a terminal.
+LINE_INTERVAL_S = 10.0
+
+_QUIET = [False]
 
 
 @contextlib.contextmanager
-def progress_bar(description: str) -> Iterator[Callable[[int, int], None]]:
-    """Yield `tick(done, total)`; draws on stderr when it is a terminal."""
-    if not sys.stderr.isatty():
-        yield lambda done, total: None
+def quiet_progress(quiet: bool) -> Iterator[None]:
+    """Within the block, `progress_bar` shows nothing when `quiet` (the `--quiet` flag)."""
+    before = _QUIET[0]
+    _QUIET[0] = bool(quiet)
+    try:
+        yield
+    finally:
+        _QUIET[0] = before
+
+
+class ProgressLines:
+    """The state behind the progress lines: `update` records it, `line(now)` formats it, and
+    `due(now)` says whether a line is owed (none yet for `interval` seconds)."""
+
+    def __init__(
+        self, description: str, clock: Callable[[], float], interval: float = LINE_INTERVAL_S
+    ) -> None:
+        self.description = description
+        self.clock = clock
+        self.interval = interval
+        self.start = clock()
+        self.last_line = self.start
+        self.done = 0
+        self.total: int | None = None
+        self.note: str | None = None
+        self.lock = threading.Lock()
+
+    def update(self, done: int, total: int | None, note: str | None = None) -> None:
+        with self.lock:
+            self.done, self.total = done, total
+            if note is not None:
+                self.note = note
+
+    def due(self, now: float) -> bool:
+        return now - self.last_line >= self.interval
+
+    def line(self, now: float) -> str:
+        """`description: done/total (p %), r/s, note, elapsed s`."""
+        with self.lock:
+            done, total, note = self.done, self.total, self.note
+        elapsed = max(now - self.start, 1e-9)
+        parts = [f"{done:,}/{total:,}" if total else f"{done:,}"]
+        if total:
+            parts[0] += f" ({100 * done / total:.0f} %)"
+        parts.append(f"{done / elapsed:.1f}/s")
+        if note:
+            parts.append(note)
+        parts.append(f"{elapsed:.0f} s")
+        self.last_line = now
+        return f"{self.description}: " + ", ".join(parts)
+
+
+@contextlib.contextmanager
+def progress_lines(
+    description: str,
+    stream: IO[str],
+    clock: Callable[[], float] = time.monotonic,
+    interval: float = LINE_INTERVAL_S,
+) -> Iterator[Callable[..., None]]:
+    """Yield `tick(done, total, note=None)`; a line goes to `stream` whenever a tick comes
+    `interval` seconds after the last line, and from a timer thread when ticks are rarer."""
+    state = ProgressLines(description, clock, interval)
+    stop = threading.Event()
+
+    def write(now: float) -> None:
+        stream.write(state.line(now) + "\n")
+        stream.flush()
+
+    def heartbeat() -> None:
+        while not stop.wait(interval / 4):
+            now = clock()
+            if state.due(now):
+                write(now)
+
+    def tick(done: int, total: int | None, note: str | None = None) -> None:
+        state.update(done, total, note)
+        now = clock()
+        if state.due(now):
+            write(now)
+
+    timer = threading.Thread(target=heartbeat, daemon=True)
+    timer.start()
+    try:
+        yield tick
+    finally:
+        stop.set()
+        timer.join()
+
+
+@contextlib.contextmanager
+def progress_bar(description: str) -> Iterator[Callable[..., None]]:
+    """Yield `tick(done, total, note=None)`: a bar on stderr when it is a terminal, else a
+    line at least every `LINE_INTERVAL_S` seconds; silent under `quiet_progress(True)`."""
+    if _QUIET[0]:
+        yield lambda done, total, note=None: None
         return
+    if not sys.stderr.isatty():
+        with progress_lines(description, sys.stderr) as tick:
+            yield tick
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
     with Progress(transient=True, console=Console(stderr=True)) as progress:
         task = progress.add_task(description, total=None)
 
-        def tick(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
+        def tick(done: int, total: int | None, note: str | None = None) -> None:
+            label = description if note is None else f"{description} ({note})"
+            progress.update(task, completed=done, total=total, description=label)
 
         yield tick

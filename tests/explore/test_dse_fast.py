@@ -1,0 +1,207 @@
+"""The fast search (issue 20): the shared-work evaluator gives `analyze`'s numbers and
+`validate`'s verdicts, pruning never changes the front, the lower bounds hold, and the
+objectives that read component costs and memory levels."""
+
+from __future__ import annotations
+
+import pickle
+import random
+from fractions import Fraction
+from types import SimpleNamespace
+
+import pytest
+
+from tenet import analyze, load_arch, load_workload
+from tenet.analysis.validate import validate
+from tenet.errors import InputError
+from tenet.explore.dse import enumerate_candidates, explore
+from tenet.explore.evaluate import (
+    BoundBasis,
+    analyze_candidate,
+    bound_values,
+    evaluate_generated,
+    runs_in_order,
+    shared_work,
+)
+from tenet.explore.objectives import OBJECTIVES, parse_objectives
+from tenet.model.dataflow import Dataflow
+from tenet.util.isl_util import parse_union_map
+
+from ..conftest import ARCHS, WORKLOADS
+from ..helpers import write_yaml
+
+GEMM = WORKLOADS / "gemm" / "workload.yaml"
+CONV = WORKLOADS / "conv2d" / "workload.yaml"
+
+#: A recurrence along i: S[i,j] reads A[i-1,j], written by S[i-1,j] (flow dependences).
+RECURRENCE = {
+    "name": "recurrence",
+    "params": {"N": 4},
+    "statements": [
+        {
+            "domain": "[N] -> { S[i,j] : 1 <= i < N and 0 <= j < N }",
+            "reads": {"A": "{ S[i,j] -> A[i-1,j] }"},
+            "writes": {"A": "{ S[i,j] -> A[i,j] }"},
+        }
+    ],
+}
+
+
+def sample(items, n: int, seed: int = 0):
+    items = list(items)
+    return random.Random(seed).sample(items, min(n, len(items)))
+
+
+@pytest.mark.parametrize(
+    "workload_path, sets, arch_name",
+    [
+        (GEMM, {"M": 8, "N": 8, "K": 8}, "systolic-4x4"),
+        (GEMM, {"M": 6, "N": 4, "K": 5}, "multicast-8x8"),
+        (CONV, {"K": 2, "C": 2, "OX": 3, "OY": 2, "RX": 2, "RY": 1}, "mesh-16x16"),
+    ],
+)
+def test_fast_path_gives_analyze_numbers(workload_path, sets, arch_name):
+    """Every key of the analyze JSON (warnings and per-step numbers included) of sampled
+    candidates equals plain `analyze` on the same dataflow."""
+    workload = load_workload(workload_path, sets)
+    arch = load_arch(ARCHS / f"{arch_name}.yaml")
+    _, found = enumerate_candidates(workload, arch)
+    shared = shared_work(pickle.dumps((workload, arch)))
+    for e in sample(found, 4):
+        space = parse_union_map(e.space).intersect_domain(workload.domain)
+        time = parse_union_map(e.time).intersect_domain(workload.domain)
+        fast = analyze_candidate(shared, e.name, space, time, per_step=True).to_dict()
+        plain = analyze(workload, arch, Dataflow(e.name, space, time)).to_dict()
+        assert fast == plain
+
+
+def test_order_check_agrees_with_validate(tmp_path):
+    """On a recurrence, the dependence check of the fast path accepts exactly the candidates
+    `validate` finds legal; some are illegal (i across PEs runs all i at once)."""
+    workload = load_workload(write_yaml(tmp_path, "rec", RECURRENCE))
+    arch = load_arch(ARCHS / "systolic-4x4.yaml")
+    _, found = enumerate_candidates(workload, arch)
+    shared = shared_work(pickle.dumps((workload, arch)))
+    verdicts = []
+    for e in found:
+        dataflow = Dataflow(e.name, parse_union_map(e.space), parse_union_map(e.time))
+        legal = validate(workload, arch, dataflow).legal
+        time = parse_union_map(e.time).intersect_domain(workload.domain)
+        assert runs_in_order(shared, time) == legal, e
+        verdicts.append(legal)
+    assert True in verdicts and False in verdicts
+    result = explore(workload, arch, objectives=("latency",), prune=False)
+    assert result.legal == sum(verdicts)
+
+
+SPACES = [
+    # (workload, sets, arch, objectives): small spaces where the bounds prune some candidates
+    (GEMM, {"M": 4, "N": 2, "K": 4}, "systolic-4x4", ("steps", "latency")),
+    (GEMM, {"M": 4, "N": 2, "K": 4}, "systolic-4x4", ("compute", "energy")),
+    (GEMM, {"M": 4, "N": 3, "K": 2}, "multicast-8x8", ("latency", "utilization")),
+    (GEMM, {"M": 2, "N": 2, "K": 2}, "systolic-4x4", ("latency", "energy")),
+    (GEMM, {"M": 2, "N": 4, "K": 3}, "systolic-4x4", ("time_steps", "active_pes")),
+    (CONV, {"K": 2, "C": 1, "OX": 2, "OY": 1, "RX": 2, "RY": 1}, "systolic-4x4", ("steps",)),
+]
+
+
+@pytest.mark.parametrize("workload_path, sets, arch_name, objectives", SPACES)
+def test_pruning_never_changes_the_front(workload_path, sets, arch_name, objectives):
+    """Pruned and unpruned searches give the same front, ties included."""
+    workload = load_workload(workload_path, sets)
+    arch = load_arch(ARCHS / f"{arch_name}.yaml")
+    pruned = explore(workload, arch, objectives, prune=True).to_dict()
+    full = explore(workload, arch, objectives, prune=False).to_dict()
+    assert full["pruned"] == 0
+    assert pruned["pareto"] == full["pareto"]
+    assert pruned["ties"] == full["ties"]
+    assert pruned["evaluated"] + pruned["pruned"] == full["evaluated"]
+
+
+def test_pruning_prunes():
+    """The bounds do prune: GEMM 4x2x8 (64 instances) on a 4x4 array, objectives steps and
+    compute delay. With N (2 long) on an axis at most 2·4 = 8 PEs are busy: >= 64/8 = 8
+    steps and compute delay >= 64/8 = 8, while M and K on the axes give 64/16 = 4 of
+    both, so once such a candidate is counted the others are pruned."""
+    workload = load_workload(GEMM, {"M": 4, "N": 2, "K": 8})
+    arch = load_arch(ARCHS / "systolic-4x4.yaml")
+    result = explore(workload, arch, ("steps", "compute"), prune=True)
+    assert result.pruned > 0
+    assert result.pareto[0].analysis.steps == 4
+
+
+def test_bounds_hold_on_every_candidate():
+    """Every lower bound is at most the counted value (upper bound for maximised ones), on
+    every candidate of a small GEMM space."""
+    workload = load_workload(GEMM, {"M": 4, "N": 3, "K": 5})
+    arch = load_arch(ARCHS / "multicast-8x8.yaml")  # 8x8: every loop fits an axis
+    names = tuple(
+        n
+        for n in OBJECTIVES
+        if n not in ("energy_pj", "edp", "area", "dram", "sbw", "ibw", "peak_ingress")
+    )
+    blob = pickle.dumps((workload, arch))
+    basis = BoundBasis.of(shared_work(blob))
+    _, found = enumerate_candidates(workload, arch)
+    for e in found:
+        outcome = evaluate_generated((blob, e.name, e.space, e.time, 0, True, names))
+        assert outcome["legal"]
+        most = 1
+        for name in e.candidate.spatial:
+            if name is not None:
+                most *= min({"i": 4, "j": 3, "k": 5}[name], 8)
+        bounds = bound_values(basis, most)
+        for name, signed in zip(names, outcome["vector"]):
+            if name in bounds:
+                better = -bounds[name] if OBJECTIVES[name].maximize else bounds[name]
+                assert better <= signed, (e.name, name)
+
+
+# --- the objectives that read component costs and memory levels ---------------------------------
+
+
+def fake_analysis(cost=None, levels=None, latency=100, traffic=7):
+    return SimpleNamespace(
+        arch="fake", cost=cost, levels=levels, latency=latency, scratchpad_traffic=traffic
+    )
+
+
+def fake_cost(energy: Fraction, area: Fraction):
+    return SimpleNamespace(
+        energy_pj=SimpleNamespace(total=energy), area_um2=SimpleNamespace(total=area)
+    )
+
+
+def test_cost_objectives_read_the_cost():
+    """energy_pj = cost.energy_pj.total; edp = that × latency (12.5 pJ × 100 cycles =
+    1250 pJ·cycles); area = cost.area_um2.total."""
+    analysis = fake_analysis(fake_cost(Fraction(25, 2), Fraction(3000)))
+    assert OBJECTIVES["energy_pj"].value(analysis) == 12.5
+    assert OBJECTIVES["edp"].value(analysis) == 1250.0
+    assert OBJECTIVES["area"].value(analysis) == 3000.0
+
+
+def test_dram_reads_the_outermost_level():
+    """Levels under the outermost one: its reads + writes (3 + 4); without levels, the
+    scratchpad traffic."""
+    inner = SimpleNamespace(reads=100, writes=50, outermost_above=False)
+    outer = SimpleNamespace(reads=3, writes=4, outermost_above=True)
+    assert OBJECTIVES["dram"].value(fake_analysis(levels=[inner, outer])) == 7
+    assert OBJECTIVES["dram"].value(fake_analysis(levels=[])) == 7
+    assert OBJECTIVES["dram"].value(fake_analysis(levels=None, traffic=11)) == 11
+
+
+@pytest.mark.parametrize("name", ["energy_pj", "edp", "area"])
+def test_cost_objectives_without_costs_are_bad_input(name):
+    with pytest.raises(InputError) as info:
+        OBJECTIVES[name].value(fake_analysis(cost=None))
+    assert "components" in info.value.message
+    workload = load_workload(GEMM, {"M": 2, "N": 2, "K": 2})
+    arch = load_arch(ARCHS / "systolic-4x4.yaml")
+    with pytest.raises(InputError) as info:
+        explore(workload, arch, ("latency", name))
+    assert "needs component costs" in info.value.message
+
+
+def test_new_objectives_parse():
+    assert parse_objectives("energy_pj,edp,area,dram") == ("energy_pj", "edp", "area", "dram")
