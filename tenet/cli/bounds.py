@@ -203,7 +203,8 @@ def area_inputs(args: argparse.Namespace, arch) -> dict | None:
 
     if args.technology is not None:
         check_node(args.technology, "--technology", None)
-    components = arch.components if arch is not None else None
+    # --technology wins over the arch's components; the area flags win over both.
+    components = arch.components if arch is not None and args.technology is None else None
     constants = area_constants(
         components, args.technology, args.word_bits, args.mac_area_um2, args.byte_area_um2
     )

@@ -91,7 +91,7 @@ def add_parser(sub) -> None:
         type=int,
         metavar="NM",
         help="MAC and per-byte buffer areas from the built-in component library at this node "
-        "(docs/components.md); the -a arch's technology: when it has one",
+        "(docs/components.md); without it, from the -a arch's technology:/components:",
     )
     group = p.add_argument_group("Chimera (HPCA 2023) analytical optimizer")
     group.add_argument("--chimera", action="store_true", help="use Chimera's model instead")
@@ -170,7 +170,8 @@ def _area_constants(args: argparse.Namespace, arch, word_bits: int) -> dict | No
         raise InputError("the area split needs a positive --bandwidth-gbps", "--bandwidth-gbps")
     if args.technology is not None:
         check_node(args.technology, "--technology", None)
-    components = arch.components if arch is not None else None
+    # --technology wins over the arch's components; the area flags win over both.
+    components = arch.components if arch is not None and args.technology is None else None
     constants = area_constants(
         components, args.technology, word_bits, args.mac_area_um2, args.byte_area_um2
     )

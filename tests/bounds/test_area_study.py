@@ -98,6 +98,15 @@ def test_bounds_takes_areas_from_an_arch_with_technology(tmp_path, capsys):
     assert report["area_split"]["mac_area_um2"]["value"] == pytest.approx(MAC_40NM_UM2)
 
 
+def test_technology_flag_wins_over_the_arch(tmp_path, capsys):
+    arch = write_yaml(tmp_path, "chip", {"pe": {"shape": [2, 2]}, "technology": {"node_nm": 16}})
+    args = ["bounds", "--einsum", "O[m,n] += A[m,k] * W[k,n]", "--shape", "m=16,k=16,n=16"]
+    args += ["-a", arch, "--technology", "40", "--area-mm2", "1", "--bandwidth-gbps", "20"]
+    rc, out, _ = run_cli([*args, "--format", "json"], capsys)
+    assert rc == 0
+    assert json.loads(out)["area_split"]["mac_area_um2"]["value"] == pytest.approx(MAC_40NM_UM2)
+
+
 def fuse_split(capsys, workload_args):
     args = ["fuse", *workload_args, "--technology", "40", "--area-mm2", "529"]
     args += ["--clock-ghz", "0.7", "--bandwidth-gbps", "149", "--format", "json"]
