@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from tenet.cli.analyze import add_tile_argument, tile_flags
 from tenet.cli.common import (
     add_cost_arguments,
     add_function_argument,
@@ -60,6 +61,7 @@ def add_parser(sub) -> None:
     add_function_argument(group)
     add_max_isl_ops(p, "isl operations limit per analysis")
     add_cost_arguments(p)
+    add_tile_argument(p)
     add_output(p)
     p.add_argument("--plot", metavar="FILE.png", help="also draw a grouped bar chart")
 
@@ -88,7 +90,7 @@ def compare_archs(args: argparse.Namespace) -> list:
 def run(args: argparse.Namespace) -> int:
     from tenet.formats.presets import resolve_dataflow, resolve_workload
     from tenet.formats.workloads import load_any_workload
-    from tenet.model.dataflow import load_dataflow
+    from tenet.model.dataflow import load_dataflow, with_tiles
     from tenet.model.metrics import analyze
     from tenet.report.plots import comparison_plot
     from tenet.report.tables import render_comparison
@@ -96,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
     workload_path = resolve_workload(args.workload)
     workload = load_any_workload(workload_path, parse_sets(args.set), args.function)
     dataflow = load_dataflow(resolve_dataflow(args.dataflow, workload_path))
+    dataflow = with_tiles(dataflow, tile_flags(args.tile))
     archs = compare_archs(args)
     results = [analyze(workload, arch, dataflow, args.max_isl_ops).to_dict() for arch in archs]
     if args.plot:

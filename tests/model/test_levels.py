@@ -547,3 +547,26 @@ def test_levels_read_back_from_json(tmp_path):
     again = Analysis.from_dict(data, inputs[1], analysis.stamps)
     assert again.to_dict() == data
     assert again.dram_words() == analysis.dram_words() == 256 + 256 + 256  # L1 <-> DRAM
+
+
+def test_compare_tile_flag(tmp_path, capsys):
+    """compare --tile counts the level on each arch; a small GLB gets fits: false."""
+    import json
+
+    w = write_yaml(tmp_path, "w", gemm_workload(16, 16, 16))
+    big = write_yaml(tmp_path, "big", arch_yaml([4, 4], [("GLB", 1024)]))
+    small = write_yaml(tmp_path, "small", {**arch_yaml([4, 4], [("GLB", 100)]), "name": "small"})
+    d = write_yaml(
+        tmp_path,
+        "d",
+        {
+            "name": "df",
+            "space": "{ S[i,j,k] -> PE[i % 4, j % 4] }",
+            "time": "{ S[i,j,k] -> T[floor(i/4), floor(j/4), i % 4 + j % 4 + k] }",
+        },
+    )
+    args = ["compare", "-w", w, "-d", d, "-a", big, "-a", small, "--tile", "GLB=2"]
+    rc, out, _ = run_cli([*args, "--format", "json"], capsys)
+    assert rc == 0
+    levels = [r["levels"][0] for r in json.loads(out)["results"]]
+    assert [(lv["capacity_needed"], lv["fits"]) for lv in levels] == [(144, True), (144, False)]
