@@ -174,6 +174,13 @@ def test_worked_examples_8x8(gemm64, arch_name, flow_name, bus, area):
     assert cost.area_um2.scratchpad == 50_000
     check_sums(cost, 64**3)
     assert cost.energy_pj.dram == 0  # no memory levels: no DRAM traffic given
+    if arch_name == "systolic-8x8":
+        # docs/energy.md: 262,144 MACs + registers (2·262,144·0.1 + 327,680·0.2) +
+        # scratchpad (65,536/4·4 + 4,096/4·5) + wire 657,408 pitches · 0.16 + 458,752 · 0.2
+        assert cost.energy_pj.registers == Fraction("117964.8")
+        assert cost.energy_pj.scratchpad == 70_656
+        assert cost.energy_pj.interconnect == Fraction("196935.68")
+        assert cost.energy_pj.total == Fraction("647700.48")
 
 
 def test_worked_example_reduction_tree(gemm64, tmp_path):
