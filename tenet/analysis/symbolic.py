@@ -447,6 +447,8 @@ def _count_metrics(counts: _Counts, workload: Workload, arch: Arch) -> dict[str,
             out[f"{key}.reuse"] = v.reuse
             out[f"{key}.temporal_reuse"] = v.temporal_reuse
             out[f"{key}.spatial_reuse"] = v.spatial_reuse
+            if v.read_back is not None:
+                out[f"{key}.read_back"] = v.read_back
             unique_sums[side] = unique_sums[side] + v.unique
         accesses.append(Accesses.of((v for v in sides.values() if v is not None), zero))
         for name, value in accesses[-1].to_dict().items():
@@ -586,7 +588,8 @@ def in_json_order(metrics: dict[str, sympy.Expr]) -> dict[str, sympy.Expr]:
 
     def order(key: str) -> tuple[int, int, int]:
         base, _, last = key.rpartition(".")
-        field = TENSOR_FIELDS.index(last) if key.startswith("tensors.") else 0
+        fields = (*TENSOR_FIELDS, "read_back")
+        field = fields.index(last) if key.startswith("tensors.") else 0
         return _group(key), bases.index(base) if base else 0, field
 
     return {key: metrics[key] for key in sorted(metrics, key=order)}
