@@ -52,7 +52,12 @@ def case(name: str, tmp_path):
     return dataclasses.replace(arch, components=hand_components()), dataflow
 
 
-@pytest.mark.parametrize("name", list(CASES))
+QUICK = ("ws-systolic", "multicast", "torus-wrap", "reduction-tree")
+
+
+@pytest.mark.parametrize(
+    "name", [n if n in QUICK else pytest.param(n, marks=pytest.mark.slow) for n in CASES]
+)
 def test_cost_matches_enumeration(name, tmp_path):
     arch, dataflow = case(name, tmp_path)
     workload = load_workload(GEMM / "workload.yaml", {"M": 10, "N": 9, "K": 10})
@@ -63,6 +68,7 @@ def test_cost_matches_enumeration(name, tmp_path):
     assert engine.cost.energy_pj.interconnect > 0
 
 
+@pytest.mark.slow
 def test_k_hop_bus_matches_enumeration(tmp_path):
     """A 2-hop multicast neighbourhood (not a partition: events keyed by the lexmin of
     the receiver's neighbourhood, spans of different sizes near the edges)."""

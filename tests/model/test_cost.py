@@ -160,10 +160,22 @@ C_OS_8X8 = TensorActions(
         # 8x8 PEs × (100 + 3·10) µm²; 2·56 forwarding pairs × 10 µm²; no bus.
         ("systolic-8x8", "os-systolic-8x8", False, (64 * 130, 112 * 10, 0)),
         # systolic-2d write links: 112 pairs; 8 row + 8 column groups, one driver each.
-        ("multicast-8x8", "os-multicast-8x8", True, (64 * 130, 112 * 10, 16 * 10)),
+        pytest.param(
+            "multicast-8x8",
+            "os-multicast-8x8",
+            True,
+            (64 * 130, 112 * 10, 16 * 10),
+            marks=pytest.mark.slow,
+        ),
         # mtia-grid: its reduction links are one-hop shifts (56 + 56 pairs, single-valued,
         # no adder); 16 bus groups.
-        ("mtia-8x8", "os-multicast-8x8", True, (64 * 130, 112 * 10, 16 * 10)),
+        pytest.param(
+            "mtia-8x8",
+            "os-multicast-8x8",
+            True,
+            (64 * 130, 112 * 10, 16 * 10),
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_worked_examples_8x8(gemm64, arch_name, flow_name, bus, area):
@@ -227,6 +239,7 @@ def arch_32x32(tmp_path, interconnect: list) -> object:
     return dataclasses.replace(arch, components=hand_components())
 
 
+@pytest.mark.slow
 def test_row_bus_costs_more_than_forwarding_on_8_columns(tmp_path):
     """M=256, N=8, K=256 output-stationary on 32x32: only 8 of 32 columns work. A[i,k]
     (65,536 fetches, one per (i, k)) crosses the 7 other used columns when forwarded:
