@@ -134,7 +134,8 @@ def _is_tree(link, table: np.ndarray, n_pes: int) -> bool:
 def side_actions(run, arch: Arch, tensor: str, side: str, use) -> TensorActions:
     """The actions of one tensor side, by enumeration."""
     sides = _Sides(use, len(run.times))
-    first_index = run.pes[:, 0] + 1  # pitches from the edge at p_0 = -1
+    # pitches from the edge at p_0 = -1 (none for a PE outside the array)
+    first_index = np.where(run.in_array, np.maximum(run.pes[:, 0] + 1, 0), 0)
     remaining = ~use.own
     acts = TensorActions()
     for n in links_for(arch, tensor, side):
