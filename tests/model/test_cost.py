@@ -120,6 +120,25 @@ def test_ws_read_back_64(gemm64):
     assert "cost" not in result.to_dict()  # systolic-8x8 has no components
 
 
+def test_ws_cost_of_read_back(gemm64):
+    """docs/energy.md, weight-stationary: C's partial sums run down 7 one-pitch hops per
+    k-block (229,376 forwarded), leave from row 7 (8 pitches from the edge) 32,768 times,
+    and 28,672 of them come back (priced at their exit's 8 pitches)."""
+    cost = analyze(gemm64, preset("systolic-8x8"), gemm_flow("ws-systolic-8x8")).cost
+    assert cost.actions["C"] == TensorActions(
+        register_writes=64**3 + 28_672,
+        link_register_writes=229_376,
+        scratchpad_read_words=28_672,
+        scratchpad_write_words=32_768,
+        read_back_words=28_672,
+        forward_pitches=Fraction(229_376),
+        distribution_pitches=Fraction(8 * 32_768 + 8 * 28_672),
+    )
+    # 28,672/4 row reads × 4 pJ + 32,768/4 row writes × 5 pJ
+    assert cost.by_tensor["C"].scratchpad == 28_672 + 40_960 == 69_632
+    check_sums(cost, 64**3)
+
+
 def test_os_reads_nothing_back(gemm64):
     """OS: every C element stays in one PE for all 64 k: one exit each, none read back."""
     result = analyze(gemm64, load_arch(ARCHS / "systolic-8x8.yaml"), gemm_flow("os-systolic-8x8"))
