@@ -266,6 +266,12 @@ def _with_displacements(link: Link, arch: Arch, deltas: list[tuple[int, ...]]) -
     return replace(link, relation=link.relation.intersect(shift))
 
 
+def _any_step(space_time: SpaceTime) -> isl.UnionMap:
+    """{ T[t] -> T[t'] }: every pair of used steps."""
+    steps = space_time.time_domain
+    return isl.UnionMap.from_domain_and_range(steps, steps)
+
+
 def _stamp_pe(space_time: SpaceTime) -> isl.UnionMap:
     """[PE[p] -> T[t]] -> PE[p]."""
     return space_time.stamp_domain.unwrap().domain_map()
@@ -422,9 +428,11 @@ def _link_actions(
     if len(classes) == 1:
         pitches = carried * hop_length(next(iter(classes)))
     else:
+        stamps = _any_step(space_time)
+        relation = trace.links[index][2]
 
-        def reach(part: Link) -> isl.UnionMap:
-            return space_time.link_relation(part).apply_range(trace.assignment)
+        def reach(part: Link) -> isl.UnionMap:  # M_l restricted to the class's PE pairs
+            return relation.intersect(part.relation.product(stamps)).apply_range(trace.assignment)
 
         pitches = _by_nearest(trace.delivered(index), link, arch, classes, reach)
     return TensorActions(link_register_writes=carried, forward_pitches=pitches)
@@ -447,8 +455,12 @@ def _tree_actions(
     if index not in hops:
         hops[index] = displacements(link)
 
+    stamps = _any_step(space_time)
+    relation = trace.links[index][2]
+
     def reach(part: Link) -> isl.UnionMap:
-        return space_time.link_relation(part).reverse().apply_range(trace.assignment)
+        pairs = relation.intersect(part.relation.product(stamps))
+        return pairs.reverse().apply_range(trace.assignment)
 
     pitches = _by_nearest(sent, link, arch, hops[index], reach)
     return TensorActions(link_register_writes=n_sent, adds=n_sent, forward_pitches=pitches)
