@@ -52,8 +52,8 @@ class _Adds:
 
 @dataclass(frozen=True)
 class TensorActions(_Adds):
-    """The actions one tensor causes (counts; `wire_pitches` is a length in PE pitches
-    summed over the words that travel it, Σ words × pitches)."""
+    """The actions one tensor causes: counts, and three `*_pitches` lengths in PE pitches
+    summed over the words that travel them (Σ words × pitches)."""
 
     register_reads: int = 0  # operand reads: read-side total
     register_writes: int = 0  # fetched words, accumulator writes, read-back words
@@ -301,6 +301,7 @@ class SideTrace:
         default_factory=dict
     )  # link index -> (triples unserved before it, the triples its senders hold, M_l)
     exits: isl.UnionMap | None = None  # write sides: `exits(trace)`, once counted
+    exit_count: Any = None  # |exits|, once counted
 
     def delivered(self, index: int) -> isl.UnionMap:
         """The triples link `index` serves (its `carried` values)."""
@@ -326,6 +327,7 @@ def read_back(trace: SideTrace, size: Callable[[Any], Any] = count, minus: Any =
     written|: an output starts empty, so every exit but an element's last is re-read."""
     trace.exits = exits(trace)
     n_exits, n_elements = size(trace.exits), size(trace.assignment.range())
+    trace.exit_count = n_exits
     return n_exits - n_elements if minus is None else minus(n_exits, n_elements)
 
 
@@ -362,9 +364,10 @@ def count_actions(
                     distribution_pitches=Fraction(_pe_sum(trace.unique, to_pe, lift)),
                 )
             else:
-                left = trace.exits if trace.exits is not None else exits(trace)
                 back = v.read_back
-                n_exits = count(left)
+                if not isinstance(trace.exit_count, int) or not isinstance(back, int):
+                    back = read_back(trace)  # not counted by tensor_volumes (or not exactly)
+                left, n_exits = trace.exits, trace.exit_count
                 distance = 2 * _pe_sum(left, to_pe, lift)
                 if n_exits:
                     distance -= _last_exit_pitches(left, space_time, lift)
