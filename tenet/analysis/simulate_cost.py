@@ -3,7 +3,8 @@
 (PE, step, element) triple of every tensor side and every pair of every link.
 
 Written independently of `tenet.model.cost`'s counting; only the physics
-(`hop_length`, `price`) is shared, so analyze == simulate checks the counting.
+(`hop_length`, `price`) and the arch's link order (`links_for`) are shared, so
+analyze == simulate checks the counting.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ def _pitches(squared: np.ndarray) -> Fraction:
 
 
 class _Sides:
-    """The triples of one tensor side as sorted keys, and who holds what."""
+    """The triples of one tensor side as sorted keys (as `SideUse` orders them), and a
+    lookup: does PE p hold the element of each triple at step s?"""
 
     def __init__(self, use, n_steps: int):
         self.use, self.n_steps = use, n_steps
