@@ -3,7 +3,8 @@
 (PE, step, element) triple of every tensor side and every pair of every link.
 
 Written independently of `tenet.model.cost`'s counting; only the physics
-(`hop_length`, `price`) is shared, so analyze == simulate checks the counting.
+(`hop_length`, `price`) and the arch's link order (`links_for`) are shared, so
+analyze == simulate checks the counting.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ def _pitches(squared: np.ndarray) -> Fraction:
 
 
 class _Sides:
-    """The triples of one tensor side as sorted keys, and who holds what."""
+    """The triples of one tensor side as sorted keys (as `SideUse` orders them), and a
+    lookup: does PE p hold the element of each triple at step s?"""
 
     def __init__(self, use, n_steps: int):
         self.use, self.n_steps = use, n_steps
@@ -56,48 +58,52 @@ def _groups(table: np.ndarray, n_pes: int) -> tuple[np.ndarray, np.ndarray]:
     return representative, size
 
 
-def _link_pass(run, arch: Arch, n: int, side: _Sides):
-    """Per triple: whether link n can serve it and, for a forwarding link, the squared
-    distance to its nearest sender that holds it."""
-    use, link, table = side.use, arch.links[n], run.links[n]
-    coords = run.pes
-    best = np.full(len(side.keys), np.iinfo(np.int64).max, dtype=np.int64)
-    for receiver, sender in table.tolist():
-        at = use.pe == receiver
-        if not at.any():
-            continue
-        d2 = int(((coords[receiver] - coords[sender]) ** 2).sum())
+def _pairs_by(table: np.ndarray, column: int, pe: np.ndarray):
+    """For each triple's PE: the rows of `table` whose `column` is that PE, as slots
+    (slot k holds each triple's k-th partner, or -1)."""
+    order = np.argsort(table[:, column], kind="stable")
+    keys, partners = table[order, column], table[order, 1 - column]
+    starts = np.searchsorted(keys, pe, side="left")
+    ends = np.searchsorted(keys, pe, side="right")
+    for slot in range(int((ends - starts).max(initial=0))):
+        has = starts + slot < ends
+        yield np.where(has, partners[np.minimum(starts + slot, len(partners) - 1)], -1)
+
+
+def _scan(run, arch: Arch, n: int, side: _Sides, onward: bool):
+    """Per triple, over link n: (whether some partner holds the element within the
+    link's window, the squared distance to the nearest such partner). The partners are
+    the senders of the triple's PE (a receiver looking back: `onward` False) or its
+    receivers (a sender looking forward: `onward` True)."""
+    use, link = side.use, arch.links[n]
+    n_steps = len(run.times)
+    big = np.iinfo(np.int64).max
+    best = np.full(len(side.keys), big, dtype=np.int64)
+    column = 1 if onward else 0
+    for partner in _pairs_by(run.links[n], column, use.pe):
+        has = partner >= 0
+        d2 = ((run.pes[use.pe] - run.pes[np.maximum(partner, 0)]) ** 2).sum(axis=1)
         for w in link.window:
-            if w == 0 and sender == receiver:
-                continue
-            if link.kind == "multicast" and w == 0 and not sender < receiver:
-                continue
-            valid = at & (use.step - w >= 0)
-            found = side.held(np.full(len(side.keys), sender), use.step - w, valid)
+            step = use.step + w if onward else use.step - w
+            valid = has & (step >= 0) & (step < n_steps) & ~((partner == use.pe) & (w == 0))
+            if link.kind == "multicast" and w == 0:
+                # same step: only a smaller member supplies a larger one
+                valid &= (use.pe < partner) if onward else (partner < use.pe)
+            found = side.held(np.where(valid, partner, 0), step, valid)
             best = np.where(found, np.minimum(best, d2), best)
-    return best < np.iinfo(np.int64).max, best
+    return best < big, best
+
+
+def _link_pass(run, arch: Arch, n: int, side: _Sides):
+    """Per triple: whether link n can serve it, and the squared distance to its nearest
+    sender that holds it."""
+    return _scan(run, arch, n, side, onward=False)
 
 
 def _onward(run, arch: Arch, n: int, side: _Sides):
     """Per triple: whether a receiver of link n takes it on (holds the element at the
     step the link's window allows after it), and the squared distance to the nearest one."""
-    use, link, table = side.use, arch.links[n], run.links[n]
-    n_steps = len(run.times)
-    best = np.full(len(side.keys), np.iinfo(np.int64).max, dtype=np.int64)
-    for receiver, sender in table.tolist():
-        at = use.pe == sender
-        if not at.any():
-            continue
-        d2 = int(((run.pes[receiver] - run.pes[sender]) ** 2).sum())
-        for w in link.window:
-            if w == 0 and sender == receiver:
-                continue
-            if link.kind == "multicast" and w == 0 and not sender < receiver:
-                continue
-            valid = at & (use.step + w < n_steps)
-            found = side.held(np.full(len(side.keys), receiver), use.step + w, valid)
-            best = np.where(found, np.minimum(best, d2), best)
-    return best < np.iinfo(np.int64).max, best
+    return _scan(run, arch, n, side, onward=True)
 
 
 def exits_of(run, arch: Arch, tensor: str, use) -> np.ndarray:
@@ -130,7 +136,8 @@ def _is_tree(link, table: np.ndarray, n_pes: int) -> bool:
 def side_actions(run, arch: Arch, tensor: str, side: str, use) -> TensorActions:
     """The actions of one tensor side, by enumeration."""
     sides = _Sides(use, len(run.times))
-    first_index = run.pes[:, 0] + 1  # pitches from the edge at p_0 = -1
+    # pitches from the edge at p_0 = -1 (none for a PE outside the array)
+    first_index = np.where(run.in_array, np.maximum(run.pes[:, 0] + 1, 0), 0)
     remaining = ~use.own
     acts = TensorActions()
     for n in links_for(arch, tensor, side):

@@ -52,8 +52,8 @@ class _Adds:
 
 @dataclass(frozen=True)
 class TensorActions(_Adds):
-    """The actions one tensor causes (counts; `wire_pitches` is a length in PE pitches
-    summed over the words that travel it, Σ words × pitches)."""
+    """The actions one tensor causes: counts, and three `*_pitches` lengths in PE pitches
+    summed over the words that travel them (Σ words × pitches)."""
 
     register_reads: int = 0  # operand reads: read-side total
     register_writes: int = 0  # fetched words, accumulator writes, read-back words
@@ -266,6 +266,12 @@ def _with_displacements(link: Link, arch: Arch, deltas: list[tuple[int, ...]]) -
     return replace(link, relation=link.relation.intersect(shift))
 
 
+def _any_step(space_time: SpaceTime) -> isl.UnionMap:
+    """{ T[t] -> T[t'] }: every pair of used steps."""
+    steps = space_time.time_domain
+    return isl.UnionMap.from_domain_and_range(steps, steps)
+
+
 def _stamp_pe(space_time: SpaceTime) -> isl.UnionMap:
     """[PE[p] -> T[t]] -> PE[p]."""
     return space_time.stamp_domain.unwrap().domain_map()
@@ -295,6 +301,7 @@ class SideTrace:
         default_factory=dict
     )  # link index -> (triples unserved before it, the triples its senders hold, M_l)
     exits: isl.UnionMap | None = None  # write sides: `exits(trace)`, once counted
+    exit_count: Any = None  # |exits|, once counted
 
     def delivered(self, index: int) -> isl.UnionMap:
         """The triples link `index` serves (its `carried` values)."""
@@ -320,6 +327,7 @@ def read_back(trace: SideTrace, size: Callable[[Any], Any] = count, minus: Any =
     written|: an output starts empty, so every exit but an element's last is re-read."""
     trace.exits = exits(trace)
     n_exits, n_elements = size(trace.exits), size(trace.assignment.range())
+    trace.exit_count = n_exits
     return n_exits - n_elements if minus is None else minus(n_exits, n_elements)
 
 
@@ -356,9 +364,10 @@ def count_actions(
                     distribution_pitches=Fraction(_pe_sum(trace.unique, to_pe, lift)),
                 )
             else:
-                left = trace.exits if trace.exits is not None else exits(trace)
                 back = v.read_back
-                n_exits = count(left)
+                if not isinstance(trace.exit_count, int) or not isinstance(back, int):
+                    back = read_back(trace)  # not counted by tensor_volumes (or not exactly)
+                left, n_exits = trace.exits, trace.exit_count
                 distance = 2 * _pe_sum(left, to_pe, lift)
                 if n_exits:
                     distance -= _last_exit_pitches(left, space_time, lift)
@@ -422,9 +431,11 @@ def _link_actions(
     if len(classes) == 1:
         pitches = carried * hop_length(next(iter(classes)))
     else:
+        stamps = _any_step(space_time)
+        relation = trace.links[index][2]
 
-        def reach(part: Link) -> isl.UnionMap:
-            return space_time.link_relation(part).apply_range(trace.assignment)
+        def reach(part: Link) -> isl.UnionMap:  # M_l restricted to the class's PE pairs
+            return relation.intersect(part.relation.product(stamps)).apply_range(trace.assignment)
 
         pitches = _by_nearest(trace.delivered(index), link, arch, classes, reach)
     return TensorActions(link_register_writes=carried, forward_pitches=pitches)
@@ -447,8 +458,12 @@ def _tree_actions(
     if index not in hops:
         hops[index] = displacements(link)
 
+    stamps = _any_step(space_time)
+    relation = trace.links[index][2]
+
     def reach(part: Link) -> isl.UnionMap:
-        return space_time.link_relation(part).reverse().apply_range(trace.assignment)
+        pairs = relation.intersect(part.relation.product(stamps))
+        return pairs.reverse().apply_range(trace.assignment)
 
     pitches = _by_nearest(sent, link, arch, hops[index], reach)
     return TensorActions(link_register_writes=n_sent, adds=n_sent, forward_pitches=pitches)

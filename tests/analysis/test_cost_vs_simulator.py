@@ -52,7 +52,12 @@ def case(name: str, tmp_path):
     return dataclasses.replace(arch, components=hand_components()), dataflow
 
 
-@pytest.mark.parametrize("name", list(CASES))
+QUICK = ("ws-systolic", "multicast", "torus-wrap", "reduction-tree")
+
+
+@pytest.mark.parametrize(
+    "name", [n if n in QUICK else pytest.param(n, marks=pytest.mark.slow) for n in CASES]
+)
 def test_cost_matches_enumeration(name, tmp_path):
     arch, dataflow = case(name, tmp_path)
     workload = load_workload(GEMM / "workload.yaml", {"M": 10, "N": 9, "K": 10})
@@ -63,6 +68,7 @@ def test_cost_matches_enumeration(name, tmp_path):
     assert engine.cost.energy_pj.interconnect > 0
 
 
+@pytest.mark.slow
 def test_k_hop_bus_matches_enumeration(tmp_path):
     """A 2-hop multicast neighbourhood (not a partition: events keyed by the lexmin of
     the receiver's neighbourhood, spans of different sizes near the edges)."""
@@ -106,3 +112,30 @@ def test_cost_matches_enumeration_larger(name, tmp_path):
     arch, dataflow = case(name, tmp_path)
     workload = load_workload(GEMM / "workload.yaml", {"M": 24, "N": 20, "K": 19})
     assert analyze(workload, arch, dataflow).cost == simulate(workload, arch, dataflow).cost
+
+
+@pytest.mark.parametrize("bus", [False, pytest.param(True, marks=pytest.mark.slow)])
+def test_32x32_bus_and_forwarding_match_enumeration(bus, tmp_path):
+    """The 32x32 arrays of docs/energy.md's last worked example, at a small size (the
+    bus case is slow: simulate enumerates the 2·32,768 pairs of the two bus relations)."""
+    from ..model.test_cost import arch_32x32
+
+    if bus:
+        links = [
+            {"topology": "row-multicast", "access": "read"},
+            {"topology": "column-multicast", "access": "read"},
+        ]
+        time = "{ S[i,j,k] -> T[floor(i/32), floor(j/32), k] }"
+    else:
+        links = [{"topology": "systolic-2d"}]
+        time = "{ S[i,j,k] -> T[floor(i/32), floor(j/32), i % 32 + j % 32 + k] }"
+    arch = arch_32x32(tmp_path, links)
+    path = write_yaml(
+        tmp_path,
+        "flow",
+        {"name": "os", "space": "{ S[i,j,k] -> PE[i % 32, j % 32] }", "time": time},
+    )
+    workload = load_workload(GEMM / "workload.yaml", {"M": 40, "N": 8, "K": 6})
+    dataflow = load_dataflow(path)
+    engine, reference = analyze(workload, arch, dataflow), simulate(workload, arch, dataflow)
+    assert engine.cost == reference.cost

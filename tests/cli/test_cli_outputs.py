@@ -35,6 +35,7 @@ VOLUME = {
         "reuse_factor": {"type": ["number", "null"]},
         "ibw": {"type": "number"},
         "sbw": {"type": "number"},
+        "read_back": {"type": "integer"},  # write sides only (docs/energy.md)
     },
     "additionalProperties": False,
 }

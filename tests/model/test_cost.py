@@ -120,6 +120,25 @@ def test_ws_read_back_64(gemm64):
     assert "cost" not in result.to_dict()  # systolic-8x8 has no components
 
 
+def test_ws_cost_of_read_back(gemm64):
+    """docs/energy.md, weight-stationary: C's partial sums run down 7 one-pitch hops per
+    k-block (229,376 forwarded), leave from row 7 (8 pitches from the edge) 32,768 times,
+    and 28,672 of them come back (priced at their exit's 8 pitches)."""
+    cost = analyze(gemm64, preset("systolic-8x8"), gemm_flow("ws-systolic-8x8")).cost
+    assert cost.actions["C"] == TensorActions(
+        register_writes=64**3 + 28_672,
+        link_register_writes=229_376,
+        scratchpad_read_words=28_672,
+        scratchpad_write_words=32_768,
+        read_back_words=28_672,
+        forward_pitches=Fraction(229_376),
+        distribution_pitches=Fraction(8 * 32_768 + 8 * 28_672),
+    )
+    # 28,672/4 row reads × 4 pJ + 32,768/4 row writes × 5 pJ
+    assert cost.by_tensor["C"].scratchpad == 28_672 + 40_960 == 69_632
+    check_sums(cost, 64**3)
+
+
 def test_os_reads_nothing_back(gemm64):
     """OS: every C element stays in one PE for all 64 k: one exit each, none read back."""
     result = analyze(gemm64, load_arch(ARCHS / "systolic-8x8.yaml"), gemm_flow("os-systolic-8x8"))
@@ -160,10 +179,22 @@ C_OS_8X8 = TensorActions(
         # 8x8 PEs × (100 + 3·10) µm²; 2·56 forwarding pairs × 10 µm²; no bus.
         ("systolic-8x8", "os-systolic-8x8", False, (64 * 130, 112 * 10, 0)),
         # systolic-2d write links: 112 pairs; 8 row + 8 column groups, one driver each.
-        ("multicast-8x8", "os-multicast-8x8", True, (64 * 130, 112 * 10, 16 * 10)),
+        pytest.param(
+            "multicast-8x8",
+            "os-multicast-8x8",
+            True,
+            (64 * 130, 112 * 10, 16 * 10),
+            marks=pytest.mark.slow,
+        ),
         # mtia-grid: its reduction links are one-hop shifts (56 + 56 pairs, single-valued,
         # no adder); 16 bus groups.
-        ("mtia-8x8", "os-multicast-8x8", True, (64 * 130, 112 * 10, 16 * 10)),
+        pytest.param(
+            "mtia-8x8",
+            "os-multicast-8x8",
+            True,
+            (64 * 130, 112 * 10, 16 * 10),
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_worked_examples_8x8(gemm64, arch_name, flow_name, bus, area):
@@ -174,6 +205,13 @@ def test_worked_examples_8x8(gemm64, arch_name, flow_name, bus, area):
     assert cost.area_um2.scratchpad == 50_000
     check_sums(cost, 64**3)
     assert cost.energy_pj.dram == 0  # no memory levels: no DRAM traffic given
+    if arch_name == "systolic-8x8":
+        # docs/energy.md: 262,144 MACs + registers (2·262,144·0.1 + 327,680·0.2) +
+        # scratchpad (65,536/4·4 + 4,096/4·5) + wire 657,408 pitches · 0.16 + 458,752 · 0.2
+        assert cost.energy_pj.registers == Fraction("117964.8")
+        assert cost.energy_pj.scratchpad == 70_656
+        assert cost.energy_pj.interconnect == Fraction("196935.68")
+        assert cost.energy_pj.total == Fraction("647700.48")
 
 
 def test_worked_example_reduction_tree(gemm64, tmp_path):
@@ -220,6 +258,7 @@ def arch_32x32(tmp_path, interconnect: list) -> object:
     return dataclasses.replace(arch, components=hand_components())
 
 
+@pytest.mark.slow
 def test_row_bus_costs_more_than_forwarding_on_8_columns(tmp_path):
     """M=256, N=8, K=256 output-stationary on 32x32: only 8 of 32 columns work. A[i,k]
     (65,536 fetches, one per (i, k)) crosses the 7 other used columns when forwarded:
