@@ -9,6 +9,7 @@ independently of `relations.py` and is what the engine is tested against.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Callable
@@ -190,7 +191,7 @@ class Enumeration:
         self.times, self.instance_step = unique_rows(time_coords)
         self.links = [self._link_table(link.relation) for link in arch.links]
 
-    @property
+    @functools.cached_property
     def used_pes(self) -> np.ndarray:
         """Ids of the PEs that run at least one instance (inside the array or not)."""
         return np.unique(self.instance_pe)
@@ -214,7 +215,7 @@ class Enumeration:
             self.crowded,
         )
 
-    @property
+    @functools.cached_property
     def _stamp_counts(self) -> np.ndarray:
         _keys, per_stamp = np.unique(
             self.instance_pe * len(self.times) + self.instance_step, return_counts=True

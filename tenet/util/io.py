@@ -100,10 +100,15 @@ def load_yaml(path: str | Path, what: str = "YAML file") -> dict[str, Any]:
 
 
 def did_you_mean(name: str, names: Iterable[str]) -> str:
-    """`did you mean X? ` (with the names closest to `name`), or "" when none is close."""
+    """`did you mean X? ` (the names closest to `name`: difflib's ratio at least 0.6 and
+    within 0.1 of the closest), or "" when none is close."""
     import difflib
 
-    close = difflib.get_close_matches(str(name), [str(n) for n in names], n=3, cutoff=0.6)
+    def ratio(other: str) -> float:
+        return difflib.SequenceMatcher(None, str(name), other).ratio()
+
+    scored = sorted(((ratio(str(n)), str(n)) for n in names), key=lambda p: -p[0])
+    close = [n for r, n in scored if r >= 0.6 and r >= scored[0][0] - 0.1][:3]
     return f"did you mean {', '.join(close)}? " if close else ""
 
 
