@@ -118,6 +118,15 @@ def test_statement_that_never_runs_is_listed_with_a_warning(tmp_path, capsys):
     assert "warning: statement S1" in out and err == ""
     (warning,) = load_loopnest(paths[1], {"N": 40}).warnings  # any N: never
     assert "S1" in warning and "never runs" in warning
+    # the YAML keeps S1 (its domain `{ S1[i] : false }`) and reads back to the same listing
+    rc, out, err = _show(paths[1], capsys, "--format", "yaml")
+    assert rc == 0 and "S1[i] : false" in out, err
+    (tmp_path / "never.yaml").write_text(out)
+    rc, out, err = _show(tmp_path / "never.yaml", capsys, "--format", "json")
+    assert rc == 0, err
+    again = json.loads(out)
+    assert [(s["name"], s["instances"]) for s in again["statements"]] == [("S0", 4), ("S1", 0)]
+    assert len(again["warnings"]) == 1 and "S1" in again["warnings"][0]
 
 
 @pytest.mark.parametrize("command", ["analyze", "validate", "simulate"])
