@@ -212,6 +212,21 @@ def test_a_power_of_a_variable_in_a_bound_is_named(tmp_path, capsys):
     assert "pow(" not in err
 
 
+def test_c_pow_of_constants_in_a_bound(tmp_path, capsys):
+    """pow(10, 3) in a C bound is 1,000 iterations; pow(i, 2) is named as a power."""
+    path = tmp_path / "power.c"
+    head = "void k(double A[1000]) {\n#pragma scop\n"
+    path.write_text(head + "  for (int i = 0; i < pow(10, 3); i++) A[i] = 0;\n#pragma endscop\n}\n")
+    rc, out, err = _show(path, capsys, "--format", "json")
+    assert rc == 0 and json.loads(out)["statements"][0]["instances"] == 1000, err
+    path.write_text(
+        head + "  for (int i = 0; i < 4; i++) for (int j = 0; j < pow(i, 2); j++) A[j] = 1;\n"
+        "#pragma endscop\n}\n"
+    )
+    rc, _, err = _show(path, capsys)
+    assert rc == 2 and "pow(i, 2)" in err and "power of a variable" in err
+
+
 @pytest.mark.parametrize("func", ["exec", "eval"])
 def test_an_unknown_call_is_named_before_its_arguments(tmp_path, capsys, func):
     path = tmp_path / "call.py"

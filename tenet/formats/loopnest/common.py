@@ -257,6 +257,11 @@ def affine(e: Expr, scope: Scope, where: str) -> Aff:
     if isinstance(e, Call):
         if e.func in IDENTITY_FUNCTIONS and len(e.args) == 1:
             return affine(e.args[0], scope, where)
+        if e.func in ("pow", "POW_FUN") and len(e.args) == 2:  # C's pow(10, 3): a number
+            base, exponent = (affine(a, scope, where) for a in e.args)
+            if base.const is not None and exponent.const is not None and exponent.const >= 0:
+                return _const(base.const**exponent.const)
+            raise scope.error(e.pos, f"non-affine {where} {show(e)} (a power of a variable)")
         if e.func in AFFINE_FUNCTIONS and len(e.args) >= 2:
             args = [affine(a, scope, where) for a in e.args]
             text = args[0].text
