@@ -56,8 +56,8 @@ def _images(workload: Workload, tensor: str, sides: tuple[str, ...]) -> list[isl
 
 def _span(image: isl.Set, dim: int) -> tuple[int, int]:
     """Integers lo <= hi with lo <= x_dim <= hi on the image (its rational bounds, widened)."""
-    low = Fraction(str(image.dim_min_val(dim).to_python()))
-    high = Fraction(str(image.dim_max_val(dim).to_python()))
+    low = Fraction(str(image.dim_min_val(dim)))  # isl prints an integer or p/q
+    high = Fraction(str(image.dim_max_val(dim)))
     return math.floor(low), math.ceil(high)
 
 
