@@ -657,8 +657,9 @@ def workload_from_kernel(
             texts = shape_texts(dims, imported.params, known)
             if texts is not None:
                 shapes[tensor] = texts
-    # The 2d+1 order is injective by construction: a statement's loop variables order its
-    # own instances, and two statements first differ at their positions in a common block.
+    # The 2d+1 order is a function by construction (each time coordinate is a constant or
+    # a loop variable) and injective: a statement's loop variables order its own instances,
+    # and two statements first differ at their positions in a common block.
     return build_workload(
         imported.name, imported.statements, values, source, 1, shapes, order_is_injective=True
     )
