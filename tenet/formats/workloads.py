@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ from tenet.errors import InputError
 from tenet.formats.loopnest import is_loopnest, load_loopnest
 from tenet.formats.presets import resolve_workload
 from tenet.model.workload import SIDES, Workload, load_workload
-from tenet.util.isl_util import count, sets_of
+from tenet.util.isl_util import count, maps_of
 
 
 def load_any_workload(
@@ -32,27 +34,70 @@ def load_any_workload(
 
 
 def footprint(workload: Workload, tensor: str, side: str) -> int:
-    """Distinct elements of `tensor` read (or written) by any statement: |A(D)| (barvinok)."""
-    rel = workload.access(tensor, side)
-    return 0 if rel is None else count(rel.range())
+    """Distinct elements of `tensor` read (or written) by any statement: |A(D)| (barvinok).
+
+    The statements' images are grouped where their first indices overlap: groups are
+    disjoint, so their counts add up, and a loop of n statements each touching its own
+    row costs n small counts instead of one count of an n-piece union."""
+    return sum(
+        count(_merged(group)) for group in _disjoint_groups(_images(workload, tensor, (side,)))
+    )
+
+
+def _images(workload: Workload, tensor: str, sides: tuple[str, ...]) -> list[isl.Set]:
+    """The non-empty images A(D_S) of each statement's access to `tensor` on `sides`."""
+    images = []
+    for side in sides:
+        rel = workload.access(tensor, side)
+        if rel is not None:
+            images += [m.range() for m in maps_of(rel)]
+    return [image for image in images if not image.is_empty()]
+
+
+def _span(image: isl.Set, dim: int) -> tuple[int, int]:
+    """Integers lo <= hi with lo <= x_dim <= hi on the image (its rational bounds, widened)."""
+    low = Fraction(str(image.dim_min_val(dim)))  # isl prints an integer or p/q
+    high = Fraction(str(image.dim_max_val(dim)))
+    return math.floor(low), math.ceil(high)
+
+
+def _disjoint_groups(images: list[isl.Set]) -> list[list[isl.Set]]:
+    """The images in groups whose first-index ranges do not overlap (so no two groups share
+    an element); within a group, in order of their first index."""
+    if not images or images[0].dim(isl.dim_type.set) == 0:
+        return [images] if images else []
+    spans = sorted(((*_span(image, 0), k) for k, image in enumerate(images)))
+    groups: list[list[isl.Set]] = []
+    reach = None
+    for low, high, k in spans:
+        if reach is None or low > reach:
+            groups.append([])
+            reach = high
+        groups[-1].append(images[k])
+        reach = max(reach, high)
+    return groups
+
+
+def _merged(images: list[isl.Set]) -> isl.Set:
+    """The union of the images, two neighbours at a time, each union coalesced."""
+    while len(images) > 1:
+        pairs = [a.union(b).coalesce() for a, b in zip(images[::2], images[1::2])]
+        images = pairs + ([images[-1]] if len(images) % 2 else [])
+    return images[0]
 
 
 def accessed_extent(workload: Workload, tensor: str) -> tuple[int, ...] | None:
     """One more than the largest index of each dimension that any statement touches; None
     when an index below 0 is touched, or when nothing is touched at these sizes."""
-    touched = None
-    for side in SIDES:
-        rel = workload.access(tensor, side)
-        if rel is not None:
-            touched = rel.range() if touched is None else touched.union(rel.range())
-    if touched is None or touched.is_empty():
+    images = _images(workload, tensor, SIDES)
+    if not images:
         return None  # nothing touched at these sizes: no extent to read off
-    elements = sets_of(touched.coalesce())[0]
     extent = []
-    for k in range(elements.dim(isl.dim_type.set)):
-        if elements.dim_min_val(k).to_python() < 0:
+    for k in range(images[0].dim(isl.dim_type.set)):
+        spans = [_span(image, k) for image in images]
+        if min(low for low, _ in spans) < 0:
             return None
-        extent.append(int(elements.dim_max_val(k).to_python()) + 1)
+        extent.append(max(high for _, high in spans) + 1)
     return tuple(extent)
 
 
@@ -133,6 +178,9 @@ def workload_yaml(workload: Workload) -> str:
 def _tidy(text: str, kind: type) -> str:
     """isl's own printing of the text (parameters kept), e.g. `0 <= i < N`."""
     try:
-        return str(kind(text))
+        tidy = kind(text)
+        if tidy.is_empty() and kind is isl.UnionSet:  # keep the tuple: `{ S[i] : false }`
+            return str(isl.Set(text))
+        return str(tidy)
     except isl.Error:
         return text

@@ -338,9 +338,10 @@ def build_workload(
 ) -> Workload:
     """Parse, substitute parameters and check every statement and access.
 
-    The statements' schedules together must give every instance its own time; a caller that
-    built them so (an imported loop nest's 2d+1 order) says `order_is_injective` and skips
-    isl's check, whose cost grows with the square of the number of statements."""
+    Each statement's schedule must be a function on its domain, and the schedules together
+    must give every instance its own time; a caller that built them so (an imported loop
+    nest's 2d+1 order) says `order_is_injective` and skips both checks (isl's injectivity
+    check costs time that grows with the square of the number of statements)."""
     domains: dict[str, isl.UnionSet] = {}
     infos: dict[str, StatementInfo] = {}
     order: list[tuple[str, int]] = []
@@ -412,7 +413,9 @@ def build_workload(
         infos[stmt] = info
         if raw.schedule is not None:
             info.schedule_text = raw.schedule
-            info.schedule = _statement_schedule(raw, dom, stmt, arity, values, source)
+            info.schedule = _statement_schedule(
+                raw, dom, stmt, arity, values, source, checked=not order_is_injective
+            )
         for side, tensor, text, key in raw.accesses:
             rel = fix_params(parse_union_map(text, source, key), values, source, key)
             for dname, darity in name_of_map_domain(rel):
@@ -524,14 +527,15 @@ def _statement_schedule(
     arity: int,
     values: dict[str, int],
     source: str,
+    checked: bool = True,
 ) -> isl.UnionMap:
-    """The statement's program order { S[n] -> [t] }, checked to be a function on D_S."""
+    """The statement's program order { S[n] -> [t] } on D_S, `checked` to be a function."""
     key = raw.schedule_key
     rel = fix_params(parse_union_map(raw.schedule, source, key), values, source, key)
     if name_of_map_domain(rel) != [(stmt, arity)]:
         raise InputError(f"the schedule must map {stmt}[{arity} dims] only", source, key)
     rel = rel.intersect_domain(dom)
-    if not rel.domain().is_equal(dom) or not rel.is_single_valued():
+    if checked and (not rel.domain().is_equal(dom) or not rel.is_single_valued()):
         raise InputError(
             f"the schedule is not a function on the domain of {stmt} (one time per instance)",
             source,

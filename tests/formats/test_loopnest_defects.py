@@ -118,6 +118,15 @@ def test_statement_that_never_runs_is_listed_with_a_warning(tmp_path, capsys):
     assert "warning: statement S1" in out and err == ""
     (warning,) = load_loopnest(paths[1], {"N": 40}).warnings  # any N: never
     assert "S1" in warning and "never runs" in warning
+    # the YAML keeps S1 (its domain `{ S1[i] : false }`) and reads back to the same listing
+    rc, out, err = _show(paths[1], capsys, "--format", "yaml")
+    assert rc == 0 and "S1[i] : false" in out, err
+    (tmp_path / "never.yaml").write_text(out)
+    rc, out, err = _show(tmp_path / "never.yaml", capsys, "--format", "json")
+    assert rc == 0, err
+    again = json.loads(out)
+    assert [(s["name"], s["instances"]) for s in again["statements"]] == [("S0", 4), ("S1", 0)]
+    assert len(again["warnings"]) == 1 and "S1" in again["warnings"][0]
 
 
 @pytest.mark.parametrize("command", ["analyze", "validate", "simulate"])
@@ -201,6 +210,21 @@ def test_a_power_of_a_variable_in_a_bound_is_named(tmp_path, capsys):
     rc, _, err = _show(path, capsys)
     assert rc == 2 and f"{path}:3:" in err and "i**2" in err and "power" in err
     assert "pow(" not in err
+
+
+def test_c_pow_of_constants_in_a_bound(tmp_path, capsys):
+    """pow(10, 3) in a C bound is 1,000 iterations; pow(i, 2) is named as a power."""
+    path = tmp_path / "power.c"
+    head = "void k(double A[1000]) {\n#pragma scop\n"
+    path.write_text(head + "  for (int i = 0; i < pow(10, 3); i++) A[i] = 0;\n#pragma endscop\n}\n")
+    rc, out, err = _show(path, capsys, "--format", "json")
+    assert rc == 0 and json.loads(out)["statements"][0]["instances"] == 1000, err
+    path.write_text(
+        head + "  for (int i = 0; i < 4; i++) for (int j = 0; j < pow(i, 2); j++) A[j] = 1;\n"
+        "#pragma endscop\n}\n"
+    )
+    rc, _, err = _show(path, capsys)
+    assert rc == 2 and "pow(i, 2)" in err and "power of a variable" in err
 
 
 @pytest.mark.parametrize("func", ["exec", "eval"])

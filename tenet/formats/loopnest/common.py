@@ -257,6 +257,11 @@ def affine(e: Expr, scope: Scope, where: str) -> Aff:
     if isinstance(e, Call):
         if e.func in IDENTITY_FUNCTIONS and len(e.args) == 1:
             return affine(e.args[0], scope, where)
+        if e.func in ("pow", "POW_FUN") and len(e.args) == 2:  # C's pow(10, 3): a number
+            base, exponent = (affine(a, scope, where) for a in e.args)
+            if base.const is not None and exponent.const is not None and exponent.const >= 0:
+                return _const(base.const**exponent.const)
+            raise scope.error(e.pos, f"non-affine {where} {show(e)} (a power of a variable)")
         if e.func in AFFINE_FUNCTIONS and len(e.args) >= 2:
             args = [affine(a, scope, where) for a in e.args]
             text = args[0].text
@@ -652,8 +657,9 @@ def workload_from_kernel(
             texts = shape_texts(dims, imported.params, known)
             if texts is not None:
                 shapes[tensor] = texts
-    # The 2d+1 order is injective by construction: a statement's loop variables order its
-    # own instances, and two statements first differ at their positions in a common block.
+    # The 2d+1 order is a function by construction (each time coordinate is a constant or
+    # a loop variable) and injective: a statement's loop variables order its own instances,
+    # and two statements first differ at their positions in a common block.
     return build_workload(
         imported.name, imported.statements, values, source, 1, shapes, order_is_injective=True
     )
