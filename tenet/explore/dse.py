@@ -619,7 +619,7 @@ def explore(
     pareto = []
     for rank, i in enumerate(front, start=1):
         e = found[i]
-        analysis, notation = _plain_model(workload, arch, blob, e, max_operations)
+        analysis, notation = _plain_model(workload, arch, e, max_operations)
         if objective_vector(analysis, objectives) != vectors[i]:  # pragma: no cover - a bug
             raise AssertionError(f"the fast and the plain counts of {e.name} differ")
         named = replace(analysis, dataflow=f"dse-{rank:03d}")
@@ -781,15 +781,15 @@ def _vector_of(outcome: dict, size: int, journal: str | None) -> tuple:
 
 
 def _plain_model(
-    workload: Workload, arch: Arch, blob: bytes, e: Enumerated, max_operations: int
+    workload: Workload, arch: Arch, e: Enumerated, max_operations: int
 ) -> tuple[Analysis, str | None]:
-    """`validate` and `analyze` of one candidate, as `tenet analyze` gives them."""
-    outcome = evaluate_candidate((blob, e.name, e.space, e.time, max_operations))
-    if not outcome["legal"] or "error" in outcome:  # pragma: no cover - the fast path agreed
-        raise AssertionError(f"the plain model rejects front member {e.name}: {outcome}")
-    record = dict(outcome["analysis"])
-    notation = record.pop("notation")
-    return Analysis.from_dict(record, arch), notation
+    """`validate` and `analyze` of one candidate, as `tenet analyze` gives them (the live
+    Analysis: fields the JSON does not read back, such as component costs, stay)."""
+    dataflow = Dataflow(e.name, parse_union_map(e.space), parse_union_map(e.time))
+    verdict = validate(workload, arch, dataflow)
+    if not verdict.legal:  # pragma: no cover - the fast path agreed it is legal
+        raise AssertionError(f"the plain model rejects front member {e.name}: {verdict}")
+    return analyze(workload, arch, dataflow, max_operations), verdict.notation
 
 
 # --- whole networks ----------------------------------------------------------------------------
