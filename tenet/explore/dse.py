@@ -587,13 +587,16 @@ def explore(
                 batch.append(i)
         position += size
         tasks = {}
+        # with pruning, a task also gets the vectors counted so far (a pruned result stays
+        # valid in any later run: what dominates it is a candidate of the same space)
+        beat = [list(v) for v in _front_of(vectors.values())] if bounds is not None else []
         for i in batch:
             e = found[i]
-            text = f"fast{int(per_step)}{','.join(objectives)}" + e.space + e.time
-            digest = hashlib.sha256(blob + text.encode()).hexdigest()[:16]
+            text = f"fast{int(per_step)}{int(bounds is not None)}{','.join(objectives)}"
+            digest = hashlib.sha256(blob + (text + e.space + e.time).encode()).hexdigest()[:16]
             tasks[f"{e.name}-{digest}"] = (
                 i,
-                (blob, e.name, e.space, e.time, max_operations, per_step, objectives),
+                (blob, e.name, e.space, e.time, max_operations, per_step, objectives, beat),
             )
         tracker.offset = len(outcomes) + pruned
         results = runner(
@@ -605,7 +608,11 @@ def explore(
             progress=tracker.tick,
         )
         for key, (i, _) in tasks.items():
-            outcome = outcomes[i] = results[key]
+            outcome = results[key]
+            if outcome.get("pruned"):
+                pruned += 1
+                continue
+            outcomes[i] = outcome
             if outcome["legal"] and "error" not in outcome:
                 vectors[i] = _vector_of(outcome, len(objectives), journal)
                 tracker.seen(vectors[i])
@@ -703,6 +710,12 @@ BOUNDED_OBJECTIVES = (
     "utilization",
     "active_pes",
 )
+
+
+def _front_of(vectors: Iterable[tuple]) -> list[tuple]:
+    """The undominated ones of some vectors, without repeats (enough to test dominance)."""
+    distinct = list(dict.fromkeys(vectors))
+    return [distinct[i] for i in pareto_indices(distinct)]
 
 
 def _beaten(bound: tuple, counted: Iterable[tuple]) -> bool:

@@ -22,6 +22,7 @@ member, so the front it reports is the plain model's.
 from __future__ import annotations
 
 import hashlib
+import math
 import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -53,6 +54,7 @@ class SharedWork:
     fixed_warnings: list[str]  # dataflow_warnings that do not depend on the dataflow
     relations: dict[tuple[str, str], Any] = field(default_factory=dict)  # StampRelations
     spaces: dict[str, isl.UnionMap] = field(default_factory=dict)  # space text -> map on D
+    _basis: Any = None
 
     @classmethod
     def of(cls, workload: Workload, arch: Arch) -> SharedWork:
@@ -71,6 +73,12 @@ class SharedWork:
             flow_dependences(workload),
             dataflow_warnings(None, arch, workload, instances, instances, False),
         )
+
+    def bound_basis(self) -> BoundBasis:
+        """The BoundBasis of this workload and arch, built once."""
+        if self._basis is None:
+            self._basis = BoundBasis.of(self)
+        return self._basis
 
     def space_map(self, text: str) -> isl.UnionMap:
         """The space map of `text` on the domain (few distinct ones: parsed once each)."""
@@ -126,6 +134,35 @@ class Stamps:
     def data_assignment(self, access: isl.UnionMap) -> isl.UnionMap:
         """A_D = Θ^{-1} ; A (as `SpaceTime.data_assignment`)."""
         return simplify(self.stamp_to_instance.apply_range(access))
+
+
+class Beaten(Exception):
+    """A candidate whose partial lower bounds a counted candidate already dominates."""
+
+
+class _PartialBound:
+    """Lower bounds of a candidate's objectives while its sides are counted one by one: the
+    exact active PEs and time steps, the unique words of the counted sides, and the first
+    accesses of the others."""
+
+    def __init__(self, basis, relations, objectives: Sequence[str], counted) -> None:
+        self.basis = basis
+        self.relations = relations
+        self.objectives = objectives
+        self.counted = counted
+        self.words = {"read": basis.first_reads, "write": basis.first_writes}
+
+    def add(self, tensor: str, side: str, unique: int) -> None:
+        self.words[side] += unique - self.basis.first.get((tensor, side), 0)
+        values = bound_values(
+            self.basis,
+            self.relations.active_pes,
+            self.words["read"],
+            self.words["write"],
+            self.relations.time_steps,
+        )
+        if dominated(signed_bounds(values, self.objectives), self.counted):
+            raise Beaten
 
 
 class StampRelations:
@@ -228,17 +265,23 @@ def analyze_candidate(
     time: isl.UnionMap,
     per_step: bool,
     objectives: Sequence[str] | None = None,
+    counted: Sequence[Sequence] | None = None,
 ) -> Analysis:
     """`analyze` of a generated candidate (maps already restricted to the domain) with the
     shared counts and relations; the per-step numbers only when `per_step`. With
     `objectives`, only what they read (`unique_volumes`): the Analysis is then for their
-    values only (its temporal and per-link volumes are not counted)."""
+    values only (its temporal and per-link volumes are not counted). With `counted` (objective
+    vectors of counted candidates) as well, `Beaten` is raised as soon as the lower bounds
+    from the sides counted so far (the others at their first accesses) are dominated."""
     workload, arch = shared.workload, shared.arch
     stamps = Stamps(space, time, arch.pe_domain)
     relations = stamp_relations(shared, stamps)
     used_links: set[int] = set()
     fetched: dict[str, list[isl.UnionMap]] = {side: [] for side in SIDES}
     volumes: dict[str, dict[str, Any]] = {}
+    check = None
+    if counted and objectives is not None:
+        check = _PartialBound(shared.bound_basis(), relations, objectives, counted)
     for tensor in workload.tensors:
         volumes[tensor] = {}
         for side in SIDES:
@@ -258,6 +301,8 @@ def analyze_candidate(
                     shared.size(access),
                     fetched[side] if per_step else None,
                 )
+                if check is not None:
+                    check.add(tensor, side, volumes[tensor][side].unique)
                 continue
             volumes[tensor][side] = count_volumes(
                 stamps,
@@ -305,14 +350,16 @@ def analyze_candidate(
 
 def evaluate_generated(argument: tuple) -> dict[str, Any]:
     """Check and count one generated candidate (a picklable task of `run_tasks`); argument =
-    (blob, name, space text, time text, max_operations, per_step, objectives).
+    (blob, name, space text, time text, max_operations, per_step, objectives[, counted]).
 
     Returns {"legal": False, "violations": [kinds]}, {"legal": True, "vector": the signed
-    objective values (smaller is better)}, or {"legal": True, "error": message} when isl
-    gives up. Objectives that read fields only the plain model fills (component costs,
+    objective values (smaller is better)}, {"legal": True, "pruned": True} when a vector of
+    `counted` dominates its partial lower bounds, or {"legal": True, "error": message} when
+    isl gives up. Objectives that read fields only the plain model fills (component costs,
     memory levels: `PLAIN_OBJECTIVES`) are counted with `validate` and `analyze`.
     """
-    blob, name, space_text, time_text, max_operations, per_step, objectives = argument
+    blob, name, space_text, time_text, max_operations, per_step, objectives = argument[:7]
+    counted = argument[7] if len(argument) > 7 else None
     shared = shared_work(blob)
     if any(objective in PLAIN_OBJECTIVES for objective in objectives):
         return _evaluate_plain(shared, name, space_text, time_text, max_operations, objectives)
@@ -323,7 +370,9 @@ def evaluate_generated(argument: tuple) -> dict[str, Any]:
         with operations_limit(max_operations, f"analyzing {name!r}", None):
             if not runs_in_order(shared, time):
                 return {"legal": False, "violations": ["dependence"]}
-            analysis = analyze_candidate(shared, name, space, time, per_step, objectives)
+            analysis = analyze_candidate(shared, name, space, time, per_step, objectives, counted)
+    except Beaten:
+        return {"legal": True, "pruned": True}
     except IslLimitError as exc:
         return {"legal": True, "error": exc.message}
     return {"legal": True, "vector": signed_values(analysis, objectives)}
@@ -390,6 +439,7 @@ class BoundBasis:
     bandwidth_bits: int
     avg_latency: int
     energy_constants: tuple[Any, Any, Any]
+    first: dict[tuple[str, str], int] = field(default_factory=dict)  # per side (or 0)
 
     @classmethod
     def of(cls, shared: SharedWork) -> BoundBasis:
@@ -398,6 +448,7 @@ class BoundBasis:
         distance 0 may serve that side (then the bound is 0)."""
         workload, arch = shared.workload, shared.arch
         first = {"read": 0, "write": 0}
+        per_side = {}
         access_words = 0
         for tensor in workload.tensors:
             for side in SIDES:
@@ -409,8 +460,8 @@ class BoundBasis:
                     link.kind == "forward" and 0 in link.window and link.serves(tensor, side)
                     for link in arch.links
                 )
-                if not same_step:
-                    first[side] += count(access.range())
+                per_side[tensor, side] = 0 if same_step else count(access.range())
+                first[side] += per_side[tensor, side]
         memory = arch.memory
         return cls(
             shared.instances,
@@ -423,39 +474,71 @@ class BoundBasis:
             memory.bandwidth_bits,
             memory.avg_latency,
             (arch.energy.mac, arch.energy.l1, arch.energy.l2),
+            per_side,
         )
 
 
-def bound_values(basis: BoundBasis, most_active_pes: int) -> dict[str, int | float]:
-    """Lower bounds of the objectives (as the objectives read them) of a generated candidate
-    whose PE coordinates take at most `most_active_pes` values; objectives without a bound are
-    absent. Stamps are one per instance, so steps >= instances / PEs; compute delay =
-    floor(macs / active PEs); the unique words of a side are at least its first accesses."""
+def bound_values(
+    basis: BoundBasis,
+    most_active_pes: int,
+    reads: int | None = None,
+    writes: int | None = None,
+    steps: int | None = None,
+) -> dict[str, int | float]:
+    """Lower bounds of the objectives (as the objectives read them; upper bounds of the
+    maximised ones) of a generated candidate whose PE coordinates take at most
+    `most_active_pes` values; objectives without a bound are absent. Stamps are one per
+    instance, so steps >= instances / PEs; compute delay = floor(macs / active PEs); the
+    unique words of a side are at least its first accesses. `reads` and `writes` (lower
+    bounds of the unique words of the read and write sides) and `steps` (the time steps)
+    replace the defaults when known."""
     from tenet.model.metrics import compute_delay, latency, transfer_delay, utilization
 
     active = max(1, min(most_active_pes, basis.pe_count))
     compute = compute_delay(basis.macs, active)
-    steps = -(-basis.instances // active)
+    if steps is None:
+        steps = -(-basis.instances // active)
+    reads = basis.first_reads if reads is None else reads
+    writes = basis.first_writes if writes is None else writes
     memory = (basis.word_bits, basis.bandwidth_bits, basis.avg_latency)
-    ingress = transfer_delay(basis.first_reads, *memory)
-    egress = transfer_delay(basis.first_writes, *memory)
+    ingress = transfer_delay(reads, *memory)
+    egress = transfer_delay(writes, *memory)
     slowest = latency(ingress, egress, compute)
     e_mac, e_l1, e_l2 = basis.energy_constants
-    energy = (
-        e_mac * basis.macs
-        + 2 * e_l1 * basis.access_words
-        + 2 * e_l2 * (basis.first_reads + basis.first_writes)
-    )
-    return {
+    energy = e_mac * basis.macs + 2 * e_l1 * basis.access_words + 2 * e_l2 * (reads + writes)
+    out = {
         "latency": slowest,
         "energy": float(energy),
-        "traffic": basis.first_reads + basis.first_writes,
+        "traffic": reads + writes,
         "ingress": ingress,
         "egress": egress,
         "compute": compute,
         "time_steps": steps,
         "steps": steps,
         "schedule": steps + basis.avg_latency - 1,
-        "utilization": utilization(basis.macs, basis.pe_count, slowest),
         "active_pes": active,
     }
+    if slowest > 0:
+        out["utilization"] = utilization(basis.macs, basis.pe_count, slowest)
+    return out
+
+
+def signed_bounds(values: dict[str, int | float], objectives: Sequence[str]) -> tuple:
+    """The bound of each objective signed as the search compares them (smaller is better);
+    -inf (never beaten) for an objective without a bound."""
+    out = []
+    for name in objectives:
+        if name not in values:
+            out.append(-math.inf)
+        else:
+            out.append(-values[name] if OBJECTIVES[name].maximize else values[name])
+    return tuple(out)
+
+
+def dominated(bound: Sequence, counted: Sequence[Sequence]) -> bool:
+    """Some counted vector is no worse than `bound` everywhere and better somewhere: it then
+    dominates every candidate whose vector is no better than `bound`."""
+    return any(
+        all(x <= y for x, y in zip(v, bound)) and any(x < y for x, y in zip(v, bound))
+        for v in counted
+    )
