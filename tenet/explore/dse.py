@@ -578,7 +578,7 @@ def explore(
     pruned = 0
     tracker = _Progress(progress, len(found), objectives)
     position = 0
-    for size in _batch_sizes(len(order), jobs, scheduler, bounds is not None):
+    for size in _batch_sizes(len(order), bounds is not None):
         batch = []
         for i in order[position : position + size]:
             if bounds is not None and _beaten(bounds[i], vectors.values()):
@@ -724,20 +724,18 @@ def _beaten(bound: tuple, counted: Iterable[tuple]) -> bool:
     return any(dominates(v, bound) for v in counted)
 
 
-def _batch_sizes(n: int, jobs: int, scheduler: str | None, pruning: bool) -> Iterator[int]:
-    """Batch sizes that add up to n: one batch without pruning; with it, small batches in
-    this process (nothing to start), growing ×8 from 16·jobs on processes or a cluster (each
-    batch starts its workers)."""
+def _batch_sizes(n: int, pruning: bool) -> Iterator[int]:
+    """Batch sizes that add up to n: one batch without pruning; with it 16, then 4 times more
+    per batch (each batch on processes or a cluster starts its workers). The same whichever
+    way the tasks run, so local and remote runs count and prune the same candidates."""
     if not pruning:
         yield n
         return
-    size = 16 if jobs == 1 and scheduler is None else max(32, 16 * jobs)
-    grow = 1 if jobs == 1 and scheduler is None else 8
-    done = 0
+    size, done = 16, 0
     while done < n:
         yield min(size, n - done)
         done += size
-        size *= grow
+        size *= 4
 
 
 class _Progress:
