@@ -845,6 +845,7 @@ class NetworkDseResult:
     legal: int
     layers: list[LayerFront]
     network_front: list[NetworkPoint]
+    pruned: int = 0  # over the distinct layers
 
     def to_dict(self) -> dict[str, Any]:
         """`tenet dse -n`'s JSON object."""
@@ -854,6 +855,7 @@ class NetworkDseResult:
             "objectives": list(self.objectives),
             "evaluated": self.evaluated,
             "legal": self.legal,
+            "pruned": self.pruned,
             "layers": [layer.to_dict() for layer in self.layers],
             "network_front": [point.to_dict() for point in self.network_front],
         }
@@ -899,6 +901,7 @@ def explore_network(
         sum(r.legal for r in results.values()),
         layers,
         network_front(layers, objectives),
+        sum(r.pruned for r in results.values()),
     )
 
 
