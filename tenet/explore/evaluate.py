@@ -282,43 +282,48 @@ def analyze_candidate(
     check = None
     if counted and objectives is not None:
         check = _PartialBound(shared.bound_basis(), relations, objectives, counted)
-    for tensor in workload.tensors:
-        volumes[tensor] = {}
-        for side in SIDES:
-            access = workload.access(tensor, side)
-            if access is None:
-                volumes[tensor][side] = None
-                continue
-            links = links_for(arch, tensor, side)
-            if objectives is not None:
-                volumes[tensor][side] = unique_volumes(
-                    stamps,
-                    access,
-                    relations.reuse(links),
-                    relations.spatial(links)
-                    if any(o in SPATIAL_OBJECTIVES for o in objectives)
-                    else None,
-                    shared.size(access),
-                    fetched[side] if per_step else None,
-                )
-                if check is not None:
-                    check.add(tensor, side, volumes[tensor][side].unique)
-                continue
-            volumes[tensor][side] = count_volumes(
+    sides = [
+        (tensor, side, access)
+        for tensor in workload.tensors
+        for side in SIDES
+        if (access := workload.access(tensor, side)) is not None
+    ]
+    if check is not None:  # the sides with the most elements first: their bounds bite first
+        sides.sort(key=lambda item: -check.basis.first.get(item[:2], 0))
+    counted_sides: dict[tuple[str, str], Volumes] = {}
+    for tensor, side, access in sides:
+        links = links_for(arch, tensor, side)
+        if objectives is not None:
+            counted_sides[tensor, side] = unique_volumes(
                 stamps,
                 access,
-                relations.temporal,
-                [(n, relations.links[n]) for n in links],
-                relations.spatial(links),
-                used_links,
-                size=shared.size,
-                fetched=fetched[side] if per_step else None,
-                tidy=_as_is,
+                relations.reuse(links),
+                relations.spatial(links)
+                if any(o in SPATIAL_OBJECTIVES for o in objectives)
+                else None,
+                shared.size(access),
+                fetched[side] if per_step else None,
             )
-    counted = None
+            if check is not None:
+                check.add(tensor, side, counted_sides[tensor, side].unique)
+            continue
+        counted_sides[tensor, side] = count_volumes(
+            stamps,
+            access,
+            relations.temporal,
+            [(n, relations.links[n]) for n in links],
+            relations.spatial(links),
+            used_links,
+            size=shared.size,
+            fetched=fetched[side] if per_step else None,
+            tidy=_as_is,
+        )
+    for tensor in workload.tensors:  # in the workload's order, as analyze lists them
+        volumes[tensor] = {side: counted_sides.get((tensor, side)) for side in SIDES}
+    per_step_counts = None
     if per_step:
         memory = arch.memory
-        counted = step_counts(
+        per_step_counts = step_counts(
             stamps.time_domain,
             per_step_words(fetched["read"]),
             per_step_words(fetched["write"]),
@@ -344,7 +349,7 @@ def analyze_candidate(
         volumes=volumes,
         **arch_constants(arch),
         warnings=warnings + idle_links(arch, used_links),
-        step_counts=counted,
+        step_counts=per_step_counts,
     )
 
 
