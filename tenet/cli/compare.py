@@ -19,9 +19,9 @@ from tenet.cli.common import (
 from tenet.errors import InputError
 
 EXAMPLE = (
-    "examples: tenet compare -w gemm -d os-multicast-8x8 -a systolic-8x8 -a multicast-8x8 "
-    "-a mtia-8x8; tenet compare -w gemm -a systolic-8x8 -a multicast-8x8 --best latency "
-    "--set M=64 --set N=64 --set K=64"
+    "example: tenet compare -w gemm -d os-multicast-8x8 -a systolic-8x8 -a multicast-8x8 "
+    "-a mtia-8x8 (or, each arch at its own best dataflow: tenet compare -w gemm "
+    "-a systolic-8x8 -a multicast-8x8 --best latency --set M=64 --set N=64 --set K=64)"
 )
 
 #: The flag of each library parameter an error may name.
