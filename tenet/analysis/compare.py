@@ -21,7 +21,12 @@ BETTER = {
     "peak": "min",
     "energy": "min",
     "utilization": "max",
+    "area": "min",
+    "text": None,
 }
+
+#: The parts of `cost.energy_pj` (pJ), in the order the breakdown stacks them.
+ENERGY_PARTS = ("mac", "registers", "scratchpad", "interconnect", "dram")
 
 
 @dataclass
@@ -56,6 +61,9 @@ def comparison_rows(results: list[dict[str, Any]]) -> list[Row]:
     """Unique and reuse per tensor and side, IBW, SBW, link traffic, latency, the schedule's
     steps, delay and peak ingress, utilization, energy."""
     rows: list[Row] = []
+    if any("notation" in r for r in results):  # compare --best: which dataflow each column runs
+        rows.append(Row("dataflow", "text", [r["dataflow"] for r in results]))
+        rows.append(Row("notation", "text", [r.get("notation") for r in results]))
     first = results[0]
     for tensor, sides in first["tensors"].items():
         for side in SIDES:
@@ -100,9 +108,35 @@ def comparison_rows(results: list[dict[str, Any]]) -> list[Row]:
         )
     rows.append(Row("PE utilization", "utilization", [r["utilization"] for r in results]))
     rows.append(Row("energy (TENET, unitless)", "energy", [r["energy"] for r in results]))
+    if all(r.get("cost") is not None for r in results):  # the archs give component costs
+        rows.append(Row("energy (pJ)", "energy", [energy_pj(r) for r in results]))
+        rows.append(Row("area (µm²)", "area", [r["cost"]["area_um2"]["total"] for r in results]))
     return rows
+
+
+def energy_pj(result: dict[str, Any]) -> float:
+    """`cost.energy_pj.total` of an analyze JSON object."""
+    return result["cost"]["energy_pj"]["total"]
+
+
+def energy_breakdown(results: list[dict[str, Any]]) -> dict[str, list[float]] | None:
+    """{part: [pJ per result]} of `cost.energy_pj` (ENERGY_PARTS), or None when some result
+    has no component costs."""
+    if not results or any(r.get("cost") is None for r in results):
+        return None
+    return {part: [r["cost"]["energy_pj"].get(part, 0.0) for r in results] for part in ENERGY_PARTS}
 
 
 def comparison_json(workload: str, dataflow: str, results: list[dict[str, Any]]) -> dict[str, Any]:
     """The contract's `compare` JSON."""
     return {"workload": workload, "dataflow": dataflow, "results": results}
+
+
+def winner(values: list[Any], maximize: bool) -> int | None:
+    """Index of the result with the best value of the objective (the first of equal ones),
+    among results that have a value; None when none has."""
+    present = [(v, n) for n, v in enumerate(values) if v is not None]
+    if not present:
+        return None
+    best = max(v for v, _ in present) if maximize else min(v for v, _ in present)
+    return next(n for v, n in present if v == best)

@@ -7,12 +7,15 @@ import argparse
 from tenet.cli.analyze import add_tile_argument, tile_flags
 from tenet.cli.common import (
     add_cost_arguments,
+    add_execution_arguments,
     add_function_argument,
     add_max_isl_ops,
     add_output,
     add_set_argument,
     color_for,
     emit,
+    execution_options,
+    parameters_as_flags,
     parse_sets,
     result_warnings,
     warnings_to_stderr,
@@ -21,8 +24,12 @@ from tenet.errors import InputError
 
 EXAMPLE = (
     "example: tenet compare -w gemm -d os-multicast-8x8 -a systolic-8x8 -a multicast-8x8 "
-    "-a mtia-8x8"
+    "-a mtia-8x8 (or, each arch at its own best dataflow: tenet compare -w gemm "
+    "-a systolic-8x8 -a multicast-8x8 --best latency --set M=64 --set N=64 --set K=64)"
 )
+
+#: The flag of each library parameter an error may name.
+FLAGS = {"objectives": "--best", "directory": "--emit"}
 
 
 def add_parser(sub) -> None:
@@ -33,7 +40,9 @@ def add_parser(sub) -> None:
         help="one workload + dataflow on several archs or topologies, side by side",
         description="Analyze one workload and dataflow on several archs (-a repeated) or on "
         "several interconnect topologies of one PE array (-a FILE --topologies a,b,...); "
-        "the best value of each row is marked.",
+        "the best value of each row is marked. With --best OBJECTIVE, each arch runs its own "
+        "best dataflow for the objective, found by the search of `tenet dse` (with -d too: "
+        "both columns per arch).",
         epilog=EXAMPLE,
     )
     group = p.add_argument_group("inputs")
@@ -41,7 +50,10 @@ def add_parser(sub) -> None:
         "-w", "--workload", metavar="FILE", required=True, help="workload YAML or preset"
     )
     group.add_argument(
-        "-d", "--dataflow", metavar="FILE", required=True, help="dataflow YAML or name"
+        "-d",
+        "--dataflow",
+        metavar="FILE",
+        help="dataflow YAML or name (optional with --best)",
     )
     group.add_argument(
         "-a",
@@ -62,8 +74,22 @@ def add_parser(sub) -> None:
     add_max_isl_ops(p, "isl operations limit per analysis")
     add_cost_arguments(p)
     add_tile_argument(p)
+    group = p.add_argument_group("search (--best)")
+    group.add_argument(
+        "--best",
+        metavar="OBJECTIVE",
+        help="give each arch its own best dataflow for OBJECTIVE (an objective of tenet dse, "
+        "e.g. latency), searched over the dse space (loop per PE axis, tile and loop orders, "
+        "link-matched skews)",
+    )
+    group.add_argument(
+        "--emit",
+        metavar="DIR",
+        help="write each arch's best dataflow as DIR/best-OBJECTIVE-ARCH.yaml",
+    )
     add_output(p)
     p.add_argument("--plot", metavar="FILE.png", help="also draw a grouped bar chart")
+    add_execution_arguments(p)
 
 
 def compare_archs(args: argparse.Namespace) -> list:
@@ -88,6 +114,8 @@ def compare_archs(args: argparse.Namespace) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tenet.analysis.compare import winner
+    from tenet.explore.objectives import OBJECTIVES
     from tenet.formats.presets import resolve_dataflow, resolve_workload
     from tenet.formats.workloads import load_any_workload
     from tenet.model.dataflow import load_dataflow, with_tiles
@@ -95,15 +123,106 @@ def run(args: argparse.Namespace) -> int:
     from tenet.report.plots import comparison_plot
     from tenet.report.tables import render_comparison
 
+    if args.dataflow is None and args.best is None:
+        raise InputError("give -d/--dataflow, --best OBJECTIVE, or both")
+    if args.emit and args.best is None:
+        raise InputError("writes the dataflows --best finds: add --best OBJECTIVE", "--emit")
     workload_path = resolve_workload(args.workload)
     workload = load_any_workload(workload_path, parse_sets(args.set), args.function)
-    dataflow = load_dataflow(resolve_dataflow(args.dataflow, workload_path))
-    dataflow = with_tiles(dataflow, tile_flags(args.tile))
+    dataflow = None
+    if args.dataflow is not None:
+        dataflow = load_dataflow(resolve_dataflow(args.dataflow, workload_path))
+        dataflow = with_tiles(dataflow, tile_flags(args.tile))
+    objective = check_best(args.best, workload) if args.best is not None else None
     archs = compare_archs(args)
-    results = [analyze(workload, arch, dataflow, args.max_isl_ops).to_dict() for arch in archs]
+    results = []
+    best_columns = []
+    for arch in archs:
+        if dataflow is not None:
+            results.append(analyze(workload, arch, dataflow, args.max_isl_ops).to_dict())
+        if objective is not None:
+            best_columns.append(len(results))
+            results.append(best_result(workload, arch, objective, args))
+    title = dataflow.name if dataflow is not None else f"best {objective}"
+    if dataflow is not None and objective is not None:
+        title = f"{dataflow.name} and best {objective}"
     if args.plot:
-        comparison_plot(workload.name, dataflow.name, results, args.plot)
-    text = render_comparison(workload.name, dataflow.name, results, args.format, color_for(args))
+        top = None
+        if objective is not None:
+            values = [results[n]["best"]["value"] for n in best_columns]
+            found = winner(values, OBJECTIVES[objective].maximize)
+            top = None if found is None else best_columns[found]
+        comparison_plot(workload.name, title, results, args.plot, top, f"best {objective}")
+    text = render_comparison(workload.name, title, results, args.format, color_for(args))
     emit(text, args.output)
     warnings_to_stderr(result_warnings(results, "arch"), args)
     return 0
+
+
+def check_best(text: str, workload) -> str:
+    """The one objective of --best; a workload with loops to search."""
+    from tenet.explore.dse import statement_loops
+    from tenet.explore.objectives import parse_objectives
+
+    with parameters_as_flags(FLAGS):
+        names = parse_objectives(text)
+    if len(names) != 1:
+        raise InputError(f"expected one objective, got {len(names)}: {text}", "--best")
+    _, loops = statement_loops(workload)
+    if not any(loop.extent > 1 for loop in loops):
+        raise InputError(
+            f"nothing to search: every loop of workload {workload.name!r} runs once", "--best"
+        )
+    return names[0]
+
+
+def best_result(workload, arch, objective: str, args: argparse.Namespace) -> dict:
+    """The analyze JSON of the arch's best dataflow for the objective (named
+    `best-OBJECTIVE`), with its notation, isl text and the search's counts under `best`."""
+    from dataclasses import replace
+
+    from tenet.explore.dse import emit as emit_dataflows
+    from tenet.explore.dse import explore
+    from tenet.explore.objectives import OBJECTIVES
+    from tenet.report.progress import progress_bar
+
+    with parameters_as_flags(FLAGS), progress_bar(f"searching {arch.name}") as tick:
+        report = explore(
+            workload,
+            arch,
+            (objective,),
+            max_operations=args.max_isl_ops,
+            progress=tick,
+            **execution_options(args),
+        )
+    if not report.pareto:
+        raise InputError(
+            f"the search found no legal dataflow of {workload.name!r} on {arch.name!r}", "--best"
+        )
+    entry = report.pareto[0]
+    entry = replace(entry, analysis=replace(entry.analysis, dataflow=f"best-{objective}"))
+    if args.emit:
+        name = f"best-{objective}-{_file_name(arch.name)}"
+        named = replace(entry, analysis=replace(entry.analysis, dataflow=name))
+        with parameters_as_flags(FLAGS):
+            emit_dataflows([named], args.emit)
+    return {
+        **entry.analysis.to_dict(),
+        "notation": entry.notation,
+        "space": entry.space,
+        "time": entry.time,
+        "best": {
+            "objective": objective,
+            "value": OBJECTIVES[objective].value(entry.analysis),
+            "candidates": report.candidates,
+            "evaluated": report.evaluated,
+            "pruned": report.pruned,
+            "legal": report.legal,
+        },
+    }
+
+
+def _file_name(arch_name: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", arch_name)

@@ -33,8 +33,9 @@ def add_parser(sub) -> None:
         description="Enumerate dataflows of a one-statement workload on a PE array (a loop per "
         "PE axis as loop % size, the tile loops and the other loops in every time order, "
         "optional systolic skews matching the links), drop illegal and equivalent ones, count "
-        "every metric exactly and report the Pareto front of the objectives (all minimised "
-        "except utilization and active_pes).",
+        "the objectives of the rest exactly (skipping those whose lower bounds already lose "
+        "to a counted dataflow) and report the Pareto front of the objectives (all minimised "
+        "except utilization and active_pes), each member with every metric of analyze.",
         epilog=EXAMPLE,
     )
     group = p.add_argument_group("inputs (YAML files or preset names)")

@@ -578,7 +578,7 @@ def explore(
     pruned = 0
     tracker = _Progress(progress, len(found), objectives)
     position = 0
-    for size in _batch_sizes(len(order), jobs, scheduler, bounds is not None):
+    for size in _batch_sizes(len(order), bounds is not None):
         batch = []
         for i in order[position : position + size]:
             if bounds is not None and _beaten(bounds[i], vectors.values()):
@@ -587,13 +587,16 @@ def explore(
                 batch.append(i)
         position += size
         tasks = {}
+        # with pruning, a task also gets the vectors counted so far (a pruned result stays
+        # valid in any later run: what dominates it is a candidate of the same space)
+        beat = [list(v) for v in _front_of(vectors.values())] if bounds is not None else []
         for i in batch:
             e = found[i]
-            text = f"fast{int(per_step)}{','.join(objectives)}" + e.space + e.time
-            digest = hashlib.sha256(blob + text.encode()).hexdigest()[:16]
+            text = f"fast{int(per_step)}{int(bounds is not None)}{','.join(objectives)}"
+            digest = hashlib.sha256(blob + (text + e.space + e.time).encode()).hexdigest()[:16]
             tasks[f"{e.name}-{digest}"] = (
                 i,
-                (blob, e.name, e.space, e.time, max_operations, per_step, objectives),
+                (blob, e.name, e.space, e.time, max_operations, per_step, objectives, beat),
             )
         tracker.offset = len(outcomes) + pruned
         results = runner(
@@ -605,7 +608,11 @@ def explore(
             progress=tracker.tick,
         )
         for key, (i, _) in tasks.items():
-            outcome = outcomes[i] = results[key]
+            outcome = results[key]
+            if outcome.get("pruned"):
+                pruned += 1
+                continue
+            outcomes[i] = outcome
             if outcome["legal"] and "error" not in outcome:
                 vectors[i] = _vector_of(outcome, len(objectives), journal)
                 tracker.seen(vectors[i])
@@ -619,7 +626,7 @@ def explore(
     pareto = []
     for rank, i in enumerate(front, start=1):
         e = found[i]
-        analysis, notation = _plain_model(workload, arch, blob, e, max_operations)
+        analysis, notation = _plain_model(workload, arch, e, max_operations)
         if objective_vector(analysis, objectives) != vectors[i]:  # pragma: no cover - a bug
             raise AssertionError(f"the fast and the plain counts of {e.name} differ")
         named = replace(analysis, dataflow=f"dse-{rank:03d}")
@@ -705,26 +712,30 @@ BOUNDED_OBJECTIVES = (
 )
 
 
+def _front_of(vectors: Iterable[tuple]) -> list[tuple]:
+    """The undominated ones of some vectors, without repeats (enough to test dominance)."""
+    distinct = list(dict.fromkeys(vectors))
+    return [distinct[i] for i in pareto_indices(distinct)]
+
+
 def _beaten(bound: tuple, counted: Iterable[tuple]) -> bool:
     """Some counted vector dominates the bound: it is no worse than the candidate can be in
     every objective and strictly better in one, so it dominates the candidate too."""
     return any(dominates(v, bound) for v in counted)
 
 
-def _batch_sizes(n: int, jobs: int, scheduler: str | None, pruning: bool) -> Iterator[int]:
-    """Batch sizes that add up to n: one batch without pruning; with it, small batches in
-    this process (nothing to start), growing ×8 from 16·jobs on processes or a cluster (each
-    batch starts its workers)."""
+def _batch_sizes(n: int, pruning: bool) -> Iterator[int]:
+    """Batch sizes that add up to n: one batch without pruning; with it 16, then 4 times more
+    per batch (each batch on processes or a cluster starts its workers). The same whichever
+    way the tasks run, so local and remote runs count and prune the same candidates."""
     if not pruning:
         yield n
         return
-    size = 16 if jobs == 1 and scheduler is None else max(32, 16 * jobs)
-    grow = 1 if jobs == 1 and scheduler is None else 8
-    done = 0
+    size, done = 16, 0
     while done < n:
         yield min(size, n - done)
         done += size
-        size *= grow
+        size *= 4
 
 
 class _Progress:
@@ -781,15 +792,15 @@ def _vector_of(outcome: dict, size: int, journal: str | None) -> tuple:
 
 
 def _plain_model(
-    workload: Workload, arch: Arch, blob: bytes, e: Enumerated, max_operations: int
+    workload: Workload, arch: Arch, e: Enumerated, max_operations: int
 ) -> tuple[Analysis, str | None]:
-    """`validate` and `analyze` of one candidate, as `tenet analyze` gives them."""
-    outcome = evaluate_candidate((blob, e.name, e.space, e.time, max_operations))
-    if not outcome["legal"] or "error" in outcome:  # pragma: no cover - the fast path agreed
-        raise AssertionError(f"the plain model rejects front member {e.name}: {outcome}")
-    record = dict(outcome["analysis"])
-    notation = record.pop("notation")
-    return Analysis.from_dict(record, arch), notation
+    """`validate` and `analyze` of one candidate, as `tenet analyze` gives them (the live
+    Analysis: fields the JSON does not read back, such as component costs, stay)."""
+    dataflow = Dataflow(e.name, parse_union_map(e.space), parse_union_map(e.time))
+    verdict = validate(workload, arch, dataflow)
+    if not verdict.legal:  # pragma: no cover - the fast path agreed it is legal
+        raise AssertionError(f"the plain model rejects front member {e.name}: {verdict}")
+    return analyze(workload, arch, dataflow, max_operations), verdict.notation
 
 
 # --- whole networks ----------------------------------------------------------------------------
@@ -834,6 +845,7 @@ class NetworkDseResult:
     legal: int
     layers: list[LayerFront]
     network_front: list[NetworkPoint]
+    pruned: int = 0  # over the distinct layers
 
     def to_dict(self) -> dict[str, Any]:
         """`tenet dse -n`'s JSON object."""
@@ -843,6 +855,7 @@ class NetworkDseResult:
             "objectives": list(self.objectives),
             "evaluated": self.evaluated,
             "legal": self.legal,
+            "pruned": self.pruned,
             "layers": [layer.to_dict() for layer in self.layers],
             "network_front": [point.to_dict() for point in self.network_front],
         }
@@ -888,6 +901,7 @@ def explore_network(
         sum(r.legal for r in results.values()),
         layers,
         network_front(layers, objectives),
+        sum(r.pruned for r in results.values()),
     )
 
 

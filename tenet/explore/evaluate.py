@@ -22,9 +22,10 @@ member, so the front it reports is the plain model's.
 from __future__ import annotations
 
 import hashlib
+import math
 import pickle
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import islpy as isl
@@ -34,11 +35,11 @@ from tenet.errors import IslLimitError
 from tenet.explore.objectives import COST_OBJECTIVES, OBJECTIVES
 from tenet.model.arch import Arch
 from tenet.model.checks import dataflow_warnings, idle_links, outside_array
-from tenet.model.metrics import Analysis, arch_constants, count_volumes, links_for
-from tenet.model.relations import SpaceTime
+from tenet.model.metrics import Analysis, Volumes, arch_constants, count_volumes, links_for
+from tenet.model.relations import SpaceTime, time_predecessor
 from tenet.model.schedule_time import per_step_words, step_counts
 from tenet.model.workload import SIDES, Workload
-from tenet.util.isl_util import count, operations_limit, parse_union_map
+from tenet.util.isl_util import count, operations_limit, parse_union_map, simplify
 
 
 @dataclass
@@ -51,6 +52,9 @@ class SharedWork:
     totals: dict[int, int]  # id(access relation) -> |A|
     dependences: isl.UnionMap  # flow dependences, source -> sink (reductions free)
     fixed_warnings: list[str]  # dataflow_warnings that do not depend on the dataflow
+    relations: dict[tuple[str, str], Any] = field(default_factory=dict)  # StampRelations
+    spaces: dict[str, isl.UnionMap] = field(default_factory=dict)  # space text -> map on D
+    _basis: Any = None
 
     @classmethod
     def of(cls, workload: Workload, arch: Arch) -> SharedWork:
@@ -69,6 +73,21 @@ class SharedWork:
             flow_dependences(workload),
             dataflow_warnings(None, arch, workload, instances, instances, False),
         )
+
+    def bound_basis(self) -> BoundBasis:
+        """The BoundBasis of this workload and arch, built once."""
+        if self._basis is None:
+            self._basis = BoundBasis.of(self)
+        return self._basis
+
+    def space_map(self, text: str) -> isl.UnionMap:
+        """The space map of `text` on the domain (few distinct ones: parsed once each)."""
+        found = self.spaces.get(text)
+        if found is None:
+            if len(self.spaces) >= RELATIONS_KEPT:
+                self.spaces.clear()
+            found = self.spaces[text] = parse_union_map(text).intersect_domain(self.workload.domain)
+        return found
 
     def size(self, obj: Any) -> int:
         """|obj|: the shared total when obj is one of the workload's access relations."""
@@ -100,56 +119,223 @@ def runs_in_order(shared: SharedWork, time: isl.UnionMap) -> bool:
     return pairs.intersect(t_used.lex_ge_union_set(t_used)).is_empty()
 
 
+class Stamps:
+    """Θ applied to the workload without the relations between stamps: what `SpaceTime`
+    builds per dataflow, the part that differs between candidates."""
+
+    def __init__(self, space: isl.UnionMap, time: isl.UnionMap, pe_domain: isl.UnionSet) -> None:
+        self.pe_domain = pe_domain
+        self.stamp_map = simplify(space.range_product(time))
+        self.stamp_to_instance = self.stamp_map.reverse()
+        self.space_domain = simplify(space.range())
+        self.time_domain = simplify(time.range())
+        self.stamp_domain = simplify(self.stamp_map.range())
+
+    def data_assignment(self, access: isl.UnionMap) -> isl.UnionMap:
+        """A_D = Θ^{-1} ; A (as `SpaceTime.data_assignment`)."""
+        return simplify(self.stamp_to_instance.apply_range(access))
+
+
+class Beaten(Exception):
+    """A candidate whose partial lower bounds a counted candidate already dominates."""
+
+
+class _PartialBound:
+    """Lower bounds of a candidate's objectives while its sides are counted one by one: the
+    exact active PEs and time steps, the unique words of the counted sides, and the first
+    accesses of the others."""
+
+    def __init__(self, basis, relations, objectives: Sequence[str], counted) -> None:
+        self.basis = basis
+        self.relations = relations
+        self.objectives = objectives
+        self.counted = counted
+        self.words = {"read": basis.first_reads, "write": basis.first_writes}
+
+    def add(self, tensor: str, side: str, unique: int) -> None:
+        self.words[side] += unique - self.basis.first.get((tensor, side), 0)
+        values = bound_values(
+            self.basis,
+            self.relations.active_pes,
+            self.words["read"],
+            self.words["write"],
+            self.relations.time_steps,
+        )
+        if dominated(signed_bounds(values, self.objectives), self.counted):
+            raise Beaten
+
+
+class StampRelations:
+    """The reuse relations between stamps, M_t, M_l and M_x: they depend only on the used
+    PEs P_used and the used time stamps T_used, so candidates with equal P_used and T_used
+    share them.
+
+    They are `SpaceTime`'s own relations, built on the box P_used × T_used in place of the
+    stamps ST. Only M_l differs: it drops the pairs (s, s) for s in P_used × T_used rather
+    than for s in ST; the extra pairs have s outside ST, where A_D is empty, so M_l ; A_D and
+    every count made from it are the same."""
+
+    def __init__(self, arch: Arch, space_domain: isl.UnionSet, time_domain: isl.UnionSet):
+        box = SpaceTime.__new__(SpaceTime)  # SpaceTime's relations, on the box
+        box.pe_domain = arch.pe_domain
+        box.space_domain = space_domain
+        box.time_domain = time_domain
+        pairs = isl.UnionMap.from_domain_and_range(space_domain, time_domain)
+        box.stamp_map = pairs  # spatial_relation reads only its (parameter) space
+        box.stamp_domain = pairs.wrap()
+        box.prev = time_predecessor(time_domain)
+        box._windows = {}
+        self.box = box
+        self.arch = arch
+        self.temporal = box.temporal_relation()
+        self.links = [box.link_relation(link) for link in arch.links]
+        self._spatial: dict[tuple[int, ...], isl.UnionMap] = {}
+        self._reuse: dict[tuple[int, ...], isl.UnionMap] = {}
+        self.active_pes = count(space_domain)  # |P_used|
+        self.time_steps = count(time_domain)  # |T_used|
+
+    def reuse(self, links: tuple[int, ...]) -> isl.UnionMap:
+        """M = M_t ∪ ⋃_l M_l over the links with these indices, built once."""
+        if links not in self._reuse:
+            rel = self.temporal
+            for n in links:
+                rel = rel.union(self.links[n])
+            self._reuse[links] = rel  # simplify costs more than it saves here (measured)
+        return self._reuse[links]
+
+    def spatial(self, links: tuple[int, ...]) -> isl.UnionMap:
+        """M_x of the links with these indices, built once."""
+        if links not in self._spatial:
+            self._spatial[links] = self.box.spatial_relation([self.arch.links[n] for n in links])
+        return self._spatial[links]
+
+
+def stamp_relations(shared: SharedWork, stamps: Stamps) -> StampRelations:
+    """The StampRelations of the candidate's P_used and T_used, shared between candidates."""
+    key = (str(stamps.space_domain), str(stamps.time_domain))
+    found = shared.relations.get(key)
+    if found is None:
+        if len(shared.relations) >= RELATIONS_KEPT:
+            shared.relations.clear()
+        found = shared.relations[key] = StampRelations(
+            shared.arch, stamps.space_domain, stamps.time_domain
+        )
+    return found
+
+
+#: How many StampRelations a process keeps (they are rebuilt when dropped).
+RELATIONS_KEPT = 256
+
+
+def unique_volumes(
+    stamps: Stamps,
+    access: isl.UnionMap,
+    reuse: isl.UnionMap,
+    spatial: isl.UnionMap | None,
+    total: int,
+    fetched: list[isl.UnionMap] | None,
+) -> Volumes:
+    """total, unique = |A_D \\ (M;A_D)| in one subtraction (M = M_t ∪ ⋃_l M_l; the same set
+    `count_volumes` reaches link by link) and, when `spatial` is given, spatial reuse
+    |A_D ∩ (M_x;A_D)|. What the objectives read; the temporal and per-link counts are left
+    out (None and {})."""
+    assignment = stamps.data_assignment(access)
+    remaining = assignment.subtract(reuse.apply_range(assignment))
+    if fetched is not None:
+        fetched.append(remaining)
+    return Volumes(
+        total=total,
+        unique=count(remaining),
+        temporal_unique=None,
+        spatial_reuse=None
+        if spatial is None
+        else count(assignment.intersect(spatial.apply_range(assignment))),
+        carried={},
+    )
+
+
+#: Objectives that read the spatial reuse (M_x) of the volumes.
+SPATIAL_OBJECTIVES = ("ibw",)
+
+
 def analyze_candidate(
-    shared: SharedWork, name: str, space: isl.UnionMap, time: isl.UnionMap, per_step: bool
+    shared: SharedWork,
+    name: str,
+    space: isl.UnionMap,
+    time: isl.UnionMap,
+    per_step: bool,
+    objectives: Sequence[str] | None = None,
+    counted: Sequence[Sequence] | None = None,
 ) -> Analysis:
     """`analyze` of a generated candidate (maps already restricted to the domain) with the
-    shared counts; the per-step numbers only when `per_step`."""
+    shared counts and relations; the per-step numbers only when `per_step`. With
+    `objectives`, only what they read (`unique_volumes`): the Analysis is then for their
+    values only (its temporal and per-link volumes are not counted). With `counted` (objective
+    vectors of counted candidates) as well, `Beaten` is raised as soon as the lower bounds
+    from the sides counted so far (the others at their first accesses) are dominated."""
     workload, arch = shared.workload, shared.arch
-    space_time = SpaceTime(space, time, arch.pe_domain)
+    stamps = Stamps(space, time, arch.pe_domain)
+    relations = stamp_relations(shared, stamps)
     used_links: set[int] = set()
     fetched: dict[str, list[isl.UnionMap]] = {side: [] for side in SIDES}
-    temporal = space_time.temporal_relation()
-    link_relations = [space_time.link_relation(link) for link in arch.links]
-    spatial_cache: dict[tuple[int, ...], isl.UnionMap] = {}
     volumes: dict[str, dict[str, Any]] = {}
-    for tensor in workload.tensors:
-        volumes[tensor] = {}
-        for side in SIDES:
-            access = workload.access(tensor, side)
-            if access is None:
-                volumes[tensor][side] = None
-                continue
-            links = links_for(arch, tensor, side)
-            if links not in spatial_cache:
-                spatial_cache[links] = space_time.spatial_relation([arch.links[n] for n in links])
-            volumes[tensor][side] = count_volumes(
-                space_time,
+    check = None
+    if counted and objectives is not None:
+        check = _PartialBound(shared.bound_basis(), relations, objectives, counted)
+    sides = [
+        (tensor, side, access)
+        for tensor in workload.tensors
+        for side in SIDES
+        if (access := workload.access(tensor, side)) is not None
+    ]
+    if check is not None:  # the sides with the most elements first: their bounds bite first
+        sides.sort(key=lambda item: -check.basis.first.get(item[:2], 0))
+    counted_sides: dict[tuple[str, str], Volumes] = {}
+    for tensor, side, access in sides:
+        links = links_for(arch, tensor, side)
+        if objectives is not None:
+            counted_sides[tensor, side] = unique_volumes(
+                stamps,
                 access,
-                temporal,
-                [(n, link_relations[n]) for n in links],
-                spatial_cache[links],
-                used_links,
-                size=shared.size,
-                tidy=_as_is,
-                fetched=fetched[side] if per_step else None,
+                relations.reuse(links),
+                relations.spatial(links)
+                if any(o in SPATIAL_OBJECTIVES for o in objectives)
+                else None,
+                shared.size(access),
+                fetched[side] if per_step else None,
             )
-    counted = None
+            if check is not None:
+                check.add(tensor, side, counted_sides[tensor, side].unique)
+            continue
+        counted_sides[tensor, side] = count_volumes(
+            stamps,
+            access,
+            relations.temporal,
+            [(n, relations.links[n]) for n in links],
+            relations.spatial(links),
+            used_links,
+            size=shared.size,
+            fetched=fetched[side] if per_step else None,
+            tidy=_as_is,
+        )
+    for tensor in workload.tensors:  # in the workload's order, as analyze lists them
+        volumes[tensor] = {side: counted_sides.get((tensor, side)) for side in SIDES}
+    per_step_counts = None
     if per_step:
         memory = arch.memory
-        counted = step_counts(
-            space_time.time_domain,
+        per_step_counts = step_counts(
+            stamps.time_domain,
             per_step_words(fetched["read"]),
             per_step_words(fetched["write"]),
             memory.word_bits,
             memory.bandwidth_bits,
         )
     instances = shared.instances
-    stamps = count(space_time.stamp_domain)
-    outside = outside_array(space_time)
+    stamp_count = count(stamps.stamp_domain)
+    outside = outside_array(stamps)
     warnings = ([outside] if outside else []) + list(shared.fixed_warnings)
-    if instances > stamps:  # never for a generated candidate; as analyze says it
-        warnings = dataflow_warnings(outside, arch, workload, instances, stamps, True)
+    if instances > stamp_count:  # never for a generated candidate; as analyze says it
+        warnings = dataflow_warnings(outside, arch, workload, instances, stamp_count, True)
     return Analysis(
         workload=workload.name,
         arch=arch.name,
@@ -157,37 +343,41 @@ def analyze_candidate(
         instances=instances,
         macs=instances * workload.macs_per_instance,
         pe_count=arch.pe_count,
-        active_pes=count(space_time.space_domain),
-        time_steps=count(space_time.time_domain),
-        stamps=stamps,
+        active_pes=relations.active_pes,
+        time_steps=relations.time_steps,
+        stamps=stamp_count,
         volumes=volumes,
         **arch_constants(arch),
         warnings=warnings + idle_links(arch, used_links),
-        step_counts=counted,
+        step_counts=per_step_counts,
     )
 
 
 def evaluate_generated(argument: tuple) -> dict[str, Any]:
     """Check and count one generated candidate (a picklable task of `run_tasks`); argument =
-    (blob, name, space text, time text, max_operations, per_step, objectives).
+    (blob, name, space text, time text, max_operations, per_step, objectives[, counted]).
 
     Returns {"legal": False, "violations": [kinds]}, {"legal": True, "vector": the signed
-    objective values (smaller is better)}, or {"legal": True, "error": message} when isl
-    gives up. Objectives that read fields only the plain model fills (component costs,
+    objective values (smaller is better)}, {"legal": True, "pruned": True} when a vector of
+    `counted` dominates its partial lower bounds, or {"legal": True, "error": message} when
+    isl gives up. Objectives that read fields only the plain model fills (component costs,
     memory levels: `PLAIN_OBJECTIVES`) are counted with `validate` and `analyze`.
     """
-    blob, name, space_text, time_text, max_operations, per_step, objectives = argument
+    blob, name, space_text, time_text, max_operations, per_step, objectives = argument[:7]
+    counted = argument[7] if len(argument) > 7 else None
     shared = shared_work(blob)
     if any(objective in PLAIN_OBJECTIVES for objective in objectives):
         return _evaluate_plain(shared, name, space_text, time_text, max_operations, objectives)
     domain = shared.workload.domain
-    space = parse_union_map(space_text).intersect_domain(domain)
+    space = shared.space_map(space_text)
     time = parse_union_map(time_text).intersect_domain(domain)
     try:
         with operations_limit(max_operations, f"analyzing {name!r}", None):
             if not runs_in_order(shared, time):
                 return {"legal": False, "violations": ["dependence"]}
-            analysis = analyze_candidate(shared, name, space, time, per_step)
+            analysis = analyze_candidate(shared, name, space, time, per_step, objectives, counted)
+    except Beaten:
+        return {"legal": True, "pruned": True}
     except IslLimitError as exc:
         return {"legal": True, "error": exc.message}
     return {"legal": True, "vector": signed_values(analysis, objectives)}
@@ -254,6 +444,7 @@ class BoundBasis:
     bandwidth_bits: int
     avg_latency: int
     energy_constants: tuple[Any, Any, Any]
+    first: dict[tuple[str, str], int] = field(default_factory=dict)  # per side (or 0)
 
     @classmethod
     def of(cls, shared: SharedWork) -> BoundBasis:
@@ -262,6 +453,7 @@ class BoundBasis:
         distance 0 may serve that side (then the bound is 0)."""
         workload, arch = shared.workload, shared.arch
         first = {"read": 0, "write": 0}
+        per_side = {}
         access_words = 0
         for tensor in workload.tensors:
             for side in SIDES:
@@ -273,8 +465,8 @@ class BoundBasis:
                     link.kind == "forward" and 0 in link.window and link.serves(tensor, side)
                     for link in arch.links
                 )
-                if not same_step:
-                    first[side] += count(access.range())
+                per_side[tensor, side] = 0 if same_step else count(access.range())
+                first[side] += per_side[tensor, side]
         memory = arch.memory
         return cls(
             shared.instances,
@@ -287,39 +479,71 @@ class BoundBasis:
             memory.bandwidth_bits,
             memory.avg_latency,
             (arch.energy.mac, arch.energy.l1, arch.energy.l2),
+            per_side,
         )
 
 
-def bound_values(basis: BoundBasis, most_active_pes: int) -> dict[str, int | float]:
-    """Lower bounds of the objectives (as the objectives read them) of a generated candidate
-    whose PE coordinates take at most `most_active_pes` values; objectives without a bound are
-    absent. Stamps are one per instance, so steps >= instances / PEs; compute delay =
-    floor(macs / active PEs); the unique words of a side are at least its first accesses."""
+def bound_values(
+    basis: BoundBasis,
+    most_active_pes: int,
+    reads: int | None = None,
+    writes: int | None = None,
+    steps: int | None = None,
+) -> dict[str, int | float]:
+    """Lower bounds of the objectives (as the objectives read them; upper bounds of the
+    maximised ones) of a generated candidate whose PE coordinates take at most
+    `most_active_pes` values; objectives without a bound are absent. Stamps are one per
+    instance, so steps >= instances / PEs; compute delay = floor(macs / active PEs); the
+    unique words of a side are at least its first accesses. `reads` and `writes` (lower
+    bounds of the unique words of the read and write sides) and `steps` (the time steps)
+    replace the defaults when known."""
     from tenet.model.metrics import compute_delay, latency, transfer_delay, utilization
 
     active = max(1, min(most_active_pes, basis.pe_count))
     compute = compute_delay(basis.macs, active)
-    steps = -(-basis.instances // active)
+    if steps is None:
+        steps = -(-basis.instances // active)
+    reads = basis.first_reads if reads is None else reads
+    writes = basis.first_writes if writes is None else writes
     memory = (basis.word_bits, basis.bandwidth_bits, basis.avg_latency)
-    ingress = transfer_delay(basis.first_reads, *memory)
-    egress = transfer_delay(basis.first_writes, *memory)
+    ingress = transfer_delay(reads, *memory)
+    egress = transfer_delay(writes, *memory)
     slowest = latency(ingress, egress, compute)
     e_mac, e_l1, e_l2 = basis.energy_constants
-    energy = (
-        e_mac * basis.macs
-        + 2 * e_l1 * basis.access_words
-        + 2 * e_l2 * (basis.first_reads + basis.first_writes)
-    )
-    return {
+    energy = e_mac * basis.macs + 2 * e_l1 * basis.access_words + 2 * e_l2 * (reads + writes)
+    out = {
         "latency": slowest,
         "energy": float(energy),
-        "traffic": basis.first_reads + basis.first_writes,
+        "traffic": reads + writes,
         "ingress": ingress,
         "egress": egress,
         "compute": compute,
         "time_steps": steps,
         "steps": steps,
         "schedule": steps + basis.avg_latency - 1,
-        "utilization": utilization(basis.macs, basis.pe_count, slowest),
         "active_pes": active,
     }
+    if slowest > 0:
+        out["utilization"] = utilization(basis.macs, basis.pe_count, slowest)
+    return out
+
+
+def signed_bounds(values: dict[str, int | float], objectives: Sequence[str]) -> tuple:
+    """The bound of each objective signed as the search compares them (smaller is better);
+    -inf (never beaten) for an objective without a bound."""
+    out = []
+    for name in objectives:
+        if name not in values:
+            out.append(-math.inf)
+        else:
+            out.append(-values[name] if OBJECTIVES[name].maximize else values[name])
+    return tuple(out)
+
+
+def dominated(bound: Sequence, counted: Sequence[Sequence]) -> bool:
+    """Some counted vector is no worse than `bound` everywhere and better somewhere: it then
+    dominates every candidate whose vector is no better than `bound`."""
+    return any(
+        all(x <= y for x, y in zip(v, bound)) and any(x < y for x, y in zip(v, bound))
+        for v in counted
+    )

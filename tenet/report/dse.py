@@ -37,6 +37,9 @@ def network_tables(result: NetworkDseResult, color: bool = False) -> str:
         choice = ", ".join(f"{k}={v}" for k, v in point.dataflows.items())
         table.add_row(*(_cell(v) for v in point.objectives.values()), escape(choice))
     counts = f"{result.evaluated:,} dataflows evaluated over the distinct layers"
+    pruned = getattr(result, "pruned", 0)
+    if pruned:
+        counts += f", {pruned:,} pruned"
     notes = [f"{counts}, {result.legal:,} legal"]
     parts.append(render_tables([table], color, notes, prefix="note"))
     return "\n".join(parts)
@@ -70,7 +73,8 @@ def front_table(result: DseResult, color: bool = False, arch_title: str | None =
         table.add_row(escape(entry.name), escape(entry.notation or "-"), *values)
     notes = [
         f"{result.candidates:,} candidates, {result.evaluated:,} distinct evaluated, "
-        f"{result.legal:,} legal, {len(result.pareto)} on the front"
+        + (f"{result.pruned:,} pruned, " if result.pruned else "")
+        + f"{result.legal:,} legal, {len(result.pareto)} on the front"
         + (f", {result.ties} ties left out (--ties)" if result.ties else "")
         + (f", {result.skipped} skipped (isl limit)" if result.skipped else "")
     ]

@@ -23,10 +23,19 @@ def _pyplot():
 
 
 def comparison_plot(
-    workload: str, dataflow: str, results: list[dict[str, Any]], path: str | Path
+    workload: str,
+    dataflow: str,
+    results: list[dict[str, Any]],
+    path: str | Path,
+    winner: int | None = None,
+    winner_note: str = "",
 ) -> None:
     """Grouped bars, one per arch in each group: unique volume per tensor side, latency,
-    energy and link traffic, each group scaled to its largest value."""
+    energy and link traffic, each group scaled to its largest value. The `winner` column's
+    bars are hatched and its legend entry says `winner_note`. When every result has
+    component costs, a second panel stacks each column's energy parts in pJ."""
+    from tenet.analysis.compare import energy_breakdown
+
     plt = _pyplot()
     groups, values = [], []
     for tensor, sides in results[0]["tensors"].items():
@@ -38,18 +47,51 @@ def comparison_plot(
     values.append([r["delay"]["latency"] for r in results])
     values.append([r["energy"] for r in results])
     values.append([sum(link["total"] for link in r["links"]) for r in results])
-    fig, ax = plt.subplots(figsize=(min(16.0, 3.0 + 1.3 * len(groups)), 4.5))
+    parts = energy_breakdown(results)
+    width_in = min(16.0, 3.0 + 1.3 * len(groups))
+    if parts is None:
+        fig, ax = plt.subplots(figsize=(width_in, 4.5))
+    else:
+        fig, (ax, energy_ax) = plt.subplots(
+            1,
+            2,
+            figsize=(width_in + 2.0 + 0.8 * len(results), 4.5),
+            gridspec_kw={"width_ratios": [len(groups), max(2, len(results))]},
+        )
     width = 0.8 / len(results)
+    labels = [_column_label(r) for r in results]
+    if winner is not None:
+        labels[winner] += f" ★ {winner_note}".rstrip()
     for n, result in enumerate(results):
         heights = [row[n] / max(max(row), 1) for row in values]
         xs = [g + (n - (len(results) - 1) / 2) * width for g in range(len(groups))]
-        ax.bar(xs, heights, width, label=result["arch"])
+        hatch = "//" if n == winner else None
+        ax.bar(
+            xs, heights, width, label=labels[n], hatch=hatch, edgecolor="black" if hatch else None
+        )
     ax.set_xticks(range(len(groups)), groups, fontsize=8)
     ax.set_ylabel("relative to the largest in each group")
     ax.set_title(f"{workload} · {dataflow}")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    if parts is not None:
+        bottoms = [0.0] * len(results)
+        for part, pj in parts.items():
+            energy_ax.bar(range(len(results)), pj, 0.6, bottom=bottoms, label=part)
+            bottoms = [b + v for b, v in zip(bottoms, pj)]
+        energy_ax.set_xticks(range(len(results)), [str(n + 1) for n in range(len(results))])
+        energy_ax.set_xlabel("column (legend order)")
+        energy_ax.set_ylabel("energy (pJ)")
+        energy_ax.set_title("energy breakdown")
+        energy_ax.legend(fontsize=8)
     fig.tight_layout()
     save_figure(fig, Path(path), plt)
+
+
+def _column_label(result: dict[str, Any]) -> str:
+    """The arch, and the dataflow when the columns run different ones (compare --best)."""
+    if "notation" in result:
+        return f"{result['arch']} · {result['dataflow']}"
+    return result["arch"]
 
 
 def bound_plots(

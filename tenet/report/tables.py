@@ -396,7 +396,10 @@ def comparison_table(workload: str, dataflow: str, results: list[dict[str, Any]]
     table = Table(title=escape(f"{workload} · {dataflow}") + legend, box=box.SIMPLE_HEAVY)
     table.add_column("metric", style="bold")
     for result in results:
-        table.add_column(escape(result["arch"]), justify="right")
+        header = result["arch"]
+        if "notation" in result:  # compare --best: the arch and the dataflow it runs
+            header += f"\n{result['dataflow']}"
+        table.add_column(escape(header), justify="right")
     for row in comparison_rows(results):
         best = row.best(unranked)
         cells = []

@@ -476,11 +476,13 @@ def test_dask_cluster_gives_the_same_front_as_the_local_run(dask_scheduler_addre
     local = explore(workload, arch).to_dict()
     journal = tmp_path / "dse.jsonl"
     remote = explore(workload, arch, scheduler=dask_scheduler_address, journal=journal).to_dict()
-    assert (remote["evaluated"], remote["legal"]) == (local["evaluated"], local["legal"])
+    counts = ("evaluated", "legal", "pruned", "ties")
+    assert [remote[k] for k in counts] == [local[k] for k in counts]
     assert [comparable(p) for p in remote["pareto"]] == [comparable(p) for p in local["pareto"]]
     assert [p["notation"] for p in remote["pareto"]] == [p["notation"] for p in local["pareto"]]
     lines = journal.read_text().splitlines()
-    assert len(lines) == local["evaluated"]
+    # one line per task run: every counted candidate, and those pruned while being counted
+    assert local["evaluated"] <= len(lines) <= local["evaluated"] + local["pruned"]
     again = explore(workload, arch, scheduler=dask_scheduler_address, journal=journal).to_dict()
     assert [p["notation"] for p in again["pareto"]] == [p["notation"] for p in local["pareto"]]
     assert journal.read_text().splitlines() == lines  # nothing re-run, nothing appended
