@@ -158,3 +158,15 @@ def _drop_key(entry, key: str, beside: str):
     if isinstance(entry, list):
         return [_drop_key(v, key, beside) for v in entry]
     return entry
+
+
+def test_a_journal_of_an_arch_without_components_is_rejected(tmp_path):
+    """The same arch file, given components after the journal was written: the journalled
+    layers have no cost to read back, so the journal cannot serve this run."""
+    network = network_file(tmp_path)
+    plain = {k: v for k, v in DIAGONAL_ARCH.items() if k != "technology"}
+    journal = tmp_path / "layers.jsonl"
+    analyze_network(network, load_arch(write_yaml(tmp_path, "diag", plain)), journal=journal)
+    arch = load_arch(write_yaml(tmp_path, "diag", DIAGONAL_ARCH))
+    with pytest.raises(InputError, match="no exact cost.*delete the journal"):
+        analyze_network(network, arch, journal=journal)
