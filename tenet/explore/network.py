@@ -293,17 +293,25 @@ def run_layer_job(job: LayerJob) -> dict[str, Any]:
     """A worker: the journal record of one layer run (its analyze JSON, |ST| and exact energy)."""
     analysis = layer_analysis(job)
     energy = analysis.energy_exact
-    return {
+    record = {
         "analysis": analysis.to_dict(),
         "stamps": analysis.stamps,
         "energy": [energy.numerator, energy.denominator],
     }
+    if analysis.cost is not None:  # the JSON's cost has float lengths: keep the exact counts
+        record["cost"] = analysis.cost.to_exact()
+    return record
 
 
 def record_analysis(record: Mapping[str, Any], arch: Arch) -> Analysis:
-    """The Analysis of a `run_layer_job` record; ValueError if its numbers do not follow from
-    its counts on `arch` (a journal written with other constants)."""
-    analysis = Analysis.from_dict(record["analysis"], arch, record["stamps"])
+    """The Analysis of a `run_layer_job` record, its cost rebuilt from the exact action
+    counts; ValueError if its numbers do not follow from its counts on `arch` (a journal
+    written with other constants or components, or without a cost the arch now has)."""
+    analysis = Analysis.from_dict(
+        record["analysis"], arch, record["stamps"], exact_cost=record.get("cost")
+    )
+    if arch.components is not None and analysis.cost is None:  # journalled without a cost
+        raise ValueError(f"the journal has no exact cost of {analysis.dataflow!r}")
     if analysis.energy_exact != Fraction(*record["energy"]):
         raise ValueError(f"the energy of {analysis.dataflow!r} does not follow from its counts")
     return analysis

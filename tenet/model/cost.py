@@ -49,6 +49,10 @@ class _Adds:
             return NotImplemented
         return type(self)(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
+    def __rmul__(self, factor: int) -> Any:
+        """`n * parts`: every field n times (n runs of the same work)."""
+        return type(self)(*(factor * getattr(self, f.name) for f in fields(self)))
+
 
 @dataclass(frozen=True)
 class TensorActions(_Adds):
@@ -72,6 +76,26 @@ class TensorActions(_Adds):
             value = getattr(self, f.name)
             out[f.name] = float(value) if isinstance(value, Fraction) else value
         return out
+
+    def to_exact(self) -> dict[str, Any]:
+        """Every field exactly, for a journal: counts as ints, lengths as [numerator,
+        denominator] (`to_dict` gives the lengths as floats)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = (
+                [value.numerator, value.denominator] if isinstance(value, Fraction) else value
+            )
+        return out
+
+    @classmethod
+    def from_exact(cls, data: Mapping[str, Any]) -> TensorActions:
+        """The TensorActions whose `to_exact()` is `data`."""
+        values = {}
+        for f in fields(cls):
+            value = data[f.name]
+            values[f.name] = Fraction(*value) if isinstance(value, list) else int(value)
+        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -149,6 +173,27 @@ class Cost:
             self.components,
             {t: self.actions.get(t, none) + other.actions.get(t, none) for t in names},
         )
+
+    def dram_words(self) -> int | None:
+        """The words the DRAM energy prices: energy_pj.dram / (word_bits · dram_pj_per_bit);
+        None when DRAM costs nothing per bit (then the energy does not tell)."""
+        per_word = self.components.word_bits * Fraction(self.components.dram_pj_per_bit.value)
+        if per_word == 0:
+            return None
+        words = self.energy_pj.dram / per_word
+        if words.denominator != 1:
+            raise ValueError(
+                f"the DRAM energy {self.energy_pj.dram} pJ is no whole number of words"
+            )
+        return int(words)
+
+    def to_exact(self) -> dict[str, Any]:
+        """What rebuilds this Cost exactly on the same arch (`rebuild_cost`): the action
+        counts per tensor (`TensorActions.to_exact`) and the DRAM words."""
+        return {
+            "actions": {t: a.to_exact() for t, a in self.actions.items()},
+            "dram_words": self.dram_words(),
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """The `cost` object of analyze's JSON."""
@@ -495,3 +540,12 @@ def analysis_cost(
         raise ValueError(f"arch {arch.name!r} has no components to price")
     actions = count_actions(arch, space_time, volumes, traces)
     return price(actions, macs, area_counts(arch), arch.components, dram_words)
+
+
+def rebuild_cost(exact: Mapping[str, Any], macs: int, arch: Arch) -> Cost:
+    """The Cost whose `to_exact()` is `exact`, priced with the components of `arch` (the
+    area counted on `arch` again): `price` of the journalled action counts, exactly."""
+    if arch.components is None:
+        raise ValueError(f"arch {arch.name!r} has no components to price")
+    actions = {t: TensorActions.from_exact(a) for t, a in exact["actions"].items()}
+    return price(actions, macs, area_counts(arch), arch.components, exact["dram_words"])

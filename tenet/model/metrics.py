@@ -19,7 +19,15 @@ from tenet.model.checks import (
     warning_kind,
     with_kinds,
 )
-from tenet.model.cost import Cost, SideTrace, analysis_cost, read_back
+from tenet.model.cost import (
+    AreaParts,
+    Cost,
+    EnergyParts,
+    SideTrace,
+    analysis_cost,
+    read_back,
+    rebuild_cost,
+)
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
 from tenet.model.levels import LevelTraffic, level_traffic, levels_dram_words, levels_from_dict
 from tenet.model.relations import SpaceTime, pe_conflict_chains, program_order
@@ -470,12 +478,22 @@ class Analysis:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], arch: Arch, stamps: int | None = None) -> Analysis:
+    def from_dict(
+        cls,
+        data: Mapping[str, Any],
+        arch: Arch,
+        stamps: int | None = None,
+        exact_cost: Mapping[str, Any] | None = None,
+    ) -> Analysis:
         """The Analysis whose `to_dict()` is `data` (a journalled result), counted on `arch`.
 
         `stamps` (|ST|) is not in the JSON: without it, the integer nearest avg_active_pes ×
         time_steps (exact below 2**52 stamps). ValueError when the delays or the energy of
         `data` do not follow from its counts and the arch's memory and energy constants.
+        The JSON's `cost` gives its lengths as floats, so the cost is rebuilt only from
+        `exact_cost` (`Cost.to_exact()`, journalled beside the JSON) and the components of
+        `arch`; ValueError when that cost's JSON differs from `data["cost"]`. Without
+        `exact_cost` the Analysis has no cost.
         """
         links = data["links"]
         volumes = {
@@ -524,6 +542,13 @@ class Analysis:
                 f"the delays and energy of {data['dataflow']!r} do not follow from its counts "
                 f"and the memory and energy constants of arch {arch.name!r}"
             )
+        if exact_cost is not None and "cost" in data:
+            analysis.cost = rebuild_cost(exact_cost, analysis.macs, arch)
+            if analysis.cost.to_dict() != data["cost"]:
+                raise ValueError(
+                    f"the cost of {data['dataflow']!r} does not follow from its action counts "
+                    f"and the components of arch {arch.name!r}"
+                )
         return analysis
 
 
@@ -543,12 +568,144 @@ class SideVolumes(_Fieldwise):
 
 
 @dataclass(frozen=True)
+class CostTotals:
+    """The physical cost of runs one after another on one design: the energy parts add
+    up; the area is the design's, the same for every run, so it is taken once (None only
+    in the total of no runs). Per-tensor energies are not summed: tensor names differ
+    between workloads."""
+
+    energy_pj: EnergyParts = field(default_factory=EnergyParts)
+    area_um2: AreaParts | None = None
+
+    @classmethod
+    def of(cls, cost: Cost) -> CostTotals:
+        return cls(cost.energy_pj, cost.area_um2)
+
+    def __add__(self, other: CostTotals) -> CostTotals:
+        if None not in (self.area_um2, other.area_um2) and self.area_um2 != other.area_um2:
+            raise ValueError("runs on designs of different areas do not add up to one total")
+        return CostTotals(
+            self.energy_pj + other.energy_pj,
+            self.area_um2 if self.area_um2 is not None else other.area_um2,
+        )
+
+    def __rmul__(self, count: int) -> CostTotals:
+        return CostTotals(count * self.energy_pj, self.area_um2)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"energy_pj": self.energy_pj.to_dict()}
+        if self.area_um2 is not None:
+            out["area_um2"] = self.area_um2.to_dict()
+        return out
+
+
+@dataclass(frozen=True)
+class LevelTotal:
+    """One memory level's traffic over runs one after another: reads, writes and tiles
+    add up, capacity_needed is the largest (the level must hold the biggest tile of any
+    run), capacity is the level's."""
+
+    name: str
+    above: str
+    tiles: int
+    capacity_needed: int
+    capacity_exact: bool
+    capacity: int
+    reads: int
+    writes: int
+    word_bits: int
+    bandwidth_gbps: float  # of the level above
+
+    @classmethod
+    def of(cls, level: LevelTraffic) -> LevelTotal:
+        return cls(
+            level.name,
+            level.above,
+            level.tiles,
+            level.capacity_needed,
+            level.capacity_exact,
+            level.capacity,
+            level.reads,
+            level.writes,
+            level.word_bits,
+            level.bandwidth_gbps,
+        )
+
+    def __add__(self, other: LevelTotal) -> LevelTotal:
+        return LevelTotal(
+            self.name,
+            self.above,
+            self.tiles + other.tiles,
+            max(self.capacity_needed, other.capacity_needed),
+            self.capacity_exact and other.capacity_exact,
+            self.capacity,
+            self.reads + other.reads,
+            self.writes + other.writes,
+            self.word_bits,
+            self.bandwidth_gbps,
+        )
+
+    def __rmul__(self, count: int) -> LevelTotal:
+        return LevelTotal(
+            self.name,
+            self.above,
+            count * self.tiles,
+            self.capacity_needed,
+            self.capacity_exact,
+            self.capacity,
+            count * self.reads,
+            count * self.writes,
+            self.word_bits,
+            self.bandwidth_gbps,
+        )
+
+    @property
+    def fits(self) -> bool:
+        return self.capacity_needed <= self.capacity
+
+    @property
+    def transfer_ns(self) -> float:
+        """(reads + writes) · word_bits / 8 bytes at the level above's GB/s."""
+        return (self.reads + self.writes) * self.word_bits / 8 / self.bandwidth_gbps
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "above": self.above,
+            "tiles": self.tiles,
+            "capacity_needed": self.capacity_needed,
+            "capacity_exact": self.capacity_exact,
+            "capacity": self.capacity,
+            "fits": self.fits,
+            "reads": self.reads,
+            "writes": self.writes,
+            "transfer_ns": self.transfer_ns,
+        }
+
+
+def _add_levels(
+    a: tuple[LevelTotal, ...] | None, b: tuple[LevelTotal, ...] | None
+) -> tuple[LevelTotal, ...] | None:
+    """Level totals of two sets of runs: () is no runs; None when some run has no levels
+    or the two have different levels (names and the level above)."""
+    if a is None or b is None:
+        return None
+    if not a or not b:
+        return a or b
+    if [(x.name, x.above) for x in a] != [(x.name, x.above) for x in b]:
+        return None
+    return tuple(x + y for x, y in zip(a, b))
+
+
+@dataclass(frozen=True)
 class Totals:
     """Runs executed one after another on one array (a network's layers): `a + b` is both,
     `n * a` is `a` n times. Counts, delays, volumes, accesses and energy add up; active_pes
     is the largest; the ratios are recomputed from the sums (docs/networks.md). The schedule
     delays add up and the peak words per step are the largest, when every run has them
-    (`schedule` is None otherwise)."""
+    (`schedule` is None otherwise). `cost` (energy parts summed, the area taken once) and
+    `levels` (per memory level) likewise exist only when every run has them: () is the
+    levels of no runs, None that some run has none or the runs have different levels."""
 
     pe_count: int
     layers: int = 0
@@ -567,6 +724,8 @@ class Totals:
     accesses: Accesses = Accesses(0, 0, 0, 0)
     energy_exact: Fraction = Fraction(0)
     schedule: ScheduleTotals | None = field(default_factory=lambda: ScheduleTotals(0, 0, 0, 0))
+    cost: CostTotals | None = field(default_factory=CostTotals)
+    levels: tuple[LevelTotal, ...] | None = ()
 
     @classmethod
     def of(cls, analysis: Analysis) -> Totals:
@@ -593,6 +752,8 @@ class Totals:
             accesses=accesses,
             energy_exact=analysis.energy_exact,
             schedule=ScheduleTotals.of(analysis) if analysis.step_counts is not None else None,
+            cost=None if analysis.cost is None else CostTotals.of(analysis.cost),
+            levels=tuple(map(LevelTotal.of, analysis.levels)) if analysis.levels else None,
         )
 
     def __add__(self, other: Any) -> Totals:
@@ -622,6 +783,10 @@ class Totals:
                 if self.schedule is not None and other.schedule is not None
                 else None
             ),
+            cost=(
+                self.cost + other.cost if self.cost is not None and other.cost is not None else None
+            ),
+            levels=_add_levels(self.levels, other.levels),
         )
 
     def __rmul__(self, count: int) -> Totals:
@@ -641,6 +806,8 @@ class Totals:
             accesses=count * self.accesses,
             energy_exact=count * self.energy_exact,
             schedule=count * self.schedule if self.schedule is not None else None,
+            cost=count * self.cost if self.cost is not None else None,
+            levels=None if self.levels is None else tuple(count * x for x in self.levels),
         )
 
     @property
@@ -701,6 +868,10 @@ class Totals:
             out["bandwidth"].update(
                 peak_ingress=self.schedule.peak_ingress, peak_egress=self.schedule.peak_egress
             )
+        if self.cost is not None and self.layers:
+            out["cost"] = self.cost.to_dict()
+        if self.levels:
+            out["levels"] = [level.to_dict() for level in self.levels]
         return out
 
 

@@ -409,7 +409,31 @@ def comparison_table(workload: str, dataflow: str, results: list[dict[str, Any]]
                 text += "!"
             cells.append(f"[green]*{text}[/green]" if n in best else text)
         table.add_row(escape(row.label), *cells)
+    add_level_rows(table, results)
     return table
+
+
+def add_level_rows(table: Table, results: list[dict[str, Any]]) -> None:
+    """A section per memory level some result has (docs/levels.md): its reads and writes
+    from and to the level above, the capacity its tiles need (`(!)`: more than the level
+    holds) and whether they fit; `-` for a result without that level. Not ranked."""
+    names = list(dict.fromkeys(lv["name"] for r in results for lv in r.get("levels") or []))
+    for name in names:
+        levels = [
+            next((lv for lv in r.get("levels") or [] if lv["name"] == name), None) for r in results
+        ]
+        table.add_section()
+        for label, cell in (
+            ("reads (words)", lambda lv: _num(lv["reads"])),
+            ("writes (words)", lambda lv: _num(lv["writes"])),
+            (
+                "capacity needed (words)",
+                lambda lv: _num(lv["capacity_needed"]) + ("" if lv["fits"] else " (!)"),
+            ),
+            ("fits", lambda lv: "yes" if lv["fits"] else "no"),
+        ):
+            cells = ["-" if lv is None else cell(lv) for lv in levels]
+            table.add_row(escape(f"{name} {label}"), *cells)
 
 
 def render_comparison(
