@@ -673,6 +673,7 @@ def evaluated_analysis(
             carried={
                 n: values[f"links.{n}.values.{tensor}.{side}"] for n in range(len(template.links))
             },
+            read_back=values.get(f"{key}.read_back"),
         )
 
     stamps = Fraction(values["avg_active_pes"]) * values["time_steps"]
@@ -692,6 +693,8 @@ def evaluated_analysis(
             },
             "warnings": [],
             "step_counts": None,  # the per-step numbers have no closed form here
+            "cost": None,  # nor the component costs and the memory levels
+            "levels": [],
         }
     )
 

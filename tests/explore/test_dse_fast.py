@@ -62,8 +62,8 @@ def sample(items, n: int, seed: int = 0):
     ],
 )
 def test_fast_path_gives_analyze_numbers(workload_path, sets, arch_name):
-    """Every key of the analyze JSON (warnings and per-step numbers included) of sampled
-    candidates equals plain `analyze` on the same dataflow."""
+    """Every key of the analyze JSON (warnings and per-step numbers included, `read_back`
+    excepted) of sampled candidates equals plain `analyze` on the same dataflow."""
     workload = load_workload(workload_path, sets)
     arch = load_arch(ARCHS / f"{arch_name}.yaml")
     _, found = enumerate_candidates(workload, arch)
@@ -73,7 +73,21 @@ def test_fast_path_gives_analyze_numbers(workload_path, sets, arch_name):
         time = parse_union_map(e.time).intersect_domain(workload.domain)
         fast = analyze_candidate(shared, e.name, space, time, per_step=True).to_dict()
         plain = analyze(workload, arch, Dataflow(e.name, space, time)).to_dict()
-        assert fast == plain
+        assert without_read_back(fast) == without_read_back(plain)
+
+
+def without_read_back(result: dict) -> dict:
+    """The JSON without the write sides' `read_back`, which the fast path does not count (no
+    objective it prunes on reads it; every front member is recounted by plain `analyze`)."""
+    out = dict(result)
+    out["tensors"] = {
+        tensor: {
+            side: None if v is None else {k: x for k, x in v.items() if k != "read_back"}
+            for side, v in sides.items()
+        }
+        for tensor, sides in result["tensors"].items()
+    }
+    return out
 
 
 def test_order_check_agrees_with_validate(tmp_path):

@@ -37,7 +37,7 @@ EXPERIMENTS = sorted(generate.EXPERIMENTS)
 
 # A TENET .p file has one interconnect relation (a union); the YAML presets list each
 # direction as its own link, so per-link traffic and link warnings legitimately differ.
-NAMES = ("workload", "arch", "dataflow", "links", "warnings")
+NAMES = ("workload", "arch", "dataflow", "links", "warnings", "warning_kinds")
 
 
 def without_names(result: dict) -> dict:
