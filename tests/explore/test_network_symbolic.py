@@ -18,7 +18,11 @@ from ..helpers import run_cli
 
 def without_warnings(entry: dict) -> dict:
     """The entry without warnings and without the per-step numbers (no closed forms)."""
-    out = {k: v for k, v in entry.items() if k not in ("warnings", "warning_kinds", *SCHEDULE_TIME_KEYS)}
+    out = {
+        k: v
+        for k, v in entry.items()
+        if k not in ("warnings", "warning_kinds", *SCHEDULE_TIME_KEYS)
+    }
     for key in SCHEDULE_TIME_KEYS:
         group, _, name = key.partition(".")
         if name and group in out:
