@@ -25,7 +25,7 @@ import hashlib
 import math
 import pickle
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import islpy as isl
@@ -33,6 +33,7 @@ import islpy as isl
 from tenet.analysis.validate import flow_dependences
 from tenet.errors import IslLimitError
 from tenet.explore.objectives import COST_OBJECTIVES, OBJECTIVES
+from tenet.explore.tiling import OVER_CAPACITY, candidate_levels, over_capacity
 from tenet.model.arch import Arch
 from tenet.model.checks import dataflow_warnings, idle_links, outside_array
 from tenet.model.metrics import Analysis, Volumes, arch_constants, count_volumes, links_for
@@ -355,19 +356,25 @@ def analyze_candidate(
 
 def evaluate_generated(argument: tuple) -> dict[str, Any]:
     """Check and count one generated candidate (a picklable task of `run_tasks`); argument =
-    (blob, name, space text, time text, max_operations, per_step, objectives[, counted]).
+    (blob, name, space text, time text, max_operations, per_step, objectives[, counted[,
+    tiles]]); `tiles` ((level, depth) pairs) adds the memory levels' traffic
+    (`tenet.explore.tiling.candidate_levels`), and a level that does not fit makes the
+    candidate illegal for the search ({"legal": False, "violations": ["over_capacity"]}).
 
     Returns {"legal": False, "violations": [kinds]}, {"legal": True, "vector": the signed
     objective values (smaller is better)}, {"legal": True, "pruned": True} when a vector of
     `counted` dominates its partial lower bounds, or {"legal": True, "error": message} when
-    isl gives up. Objectives that read fields only the plain model fills (component costs,
-    memory levels: `PLAIN_OBJECTIVES`) are counted with `validate` and `analyze`.
+    isl gives up. Objectives that read fields only the plain model fills (component costs:
+    `PLAIN_OBJECTIVES`) are counted with `validate` and `analyze`.
     """
     blob, name, space_text, time_text, max_operations, per_step, objectives = argument[:7]
     counted = argument[7] if len(argument) > 7 else None
+    tiles = dict(argument[8]) if len(argument) > 8 else {}  # memory level -> tile depth
     shared = shared_work(blob)
     if any(objective in PLAIN_OBJECTIVES for objective in objectives):
-        return _evaluate_plain(shared, name, space_text, time_text, max_operations, objectives)
+        return _evaluate_plain(
+            shared, name, space_text, time_text, max_operations, objectives, tiles
+        )
     domain = shared.workload.domain
     space = shared.space_map(space_text)
     time = parse_union_map(time_text).intersect_domain(domain)
@@ -376,6 +383,11 @@ def evaluate_generated(argument: tuple) -> dict[str, Any]:
             if not runs_in_order(shared, time):
                 return {"legal": False, "violations": ["dependence"]}
             analysis = analyze_candidate(shared, name, space, time, per_step, objectives, counted)
+            if tiles:  # the memory levels (docs/levels.md), with level_traffic
+                levels = candidate_levels(shared.workload, shared.arch, space, time, tiles)
+                if over_capacity(levels):
+                    return {"legal": False, "violations": [OVER_CAPACITY]}
+                analysis = replace(analysis, levels=levels)
     except Beaten:
         return {"legal": True, "pruned": True}
     except IslLimitError as exc:
@@ -383,8 +395,8 @@ def evaluate_generated(argument: tuple) -> dict[str, Any]:
     return {"legal": True, "vector": signed_values(analysis, objectives)}
 
 
-#: Objectives whose numbers only `analyze` gives (component costs, memory levels).
-PLAIN_OBJECTIVES = (*COST_OBJECTIVES, "dram")
+#: Objectives whose numbers only `analyze` gives (component costs).
+PLAIN_OBJECTIVES = COST_OBJECTIVES
 
 
 def signed_values(analysis: Analysis, objectives: Sequence[str]) -> list[int | float]:
@@ -404,13 +416,17 @@ def _evaluate_plain(
     time_text: str,
     max_operations: int,
     objectives: Sequence[str],
+    tiles: dict[str, int] | None = None,
 ) -> dict[str, Any]:
-    """`validate` and `analyze` of one candidate, as `tenet analyze` does them."""
+    """`validate` and `analyze` of one candidate, as `tenet analyze` does them (with the
+    memory levels' `tiles`; a level that does not fit makes it illegal for the search)."""
     from tenet.analysis.validate import validate
     from tenet.model.dataflow import Dataflow
     from tenet.model.metrics import analyze
 
-    dataflow = Dataflow(name, parse_union_map(space_text), parse_union_map(time_text))
+    dataflow = Dataflow(
+        name, parse_union_map(space_text), parse_union_map(time_text), tiles=dict(tiles or {})
+    )
     verdict = validate(shared.workload, shared.arch, dataflow)
     if not verdict.legal:
         return {"legal": False, "violations": sorted({v.kind for v in verdict.violations})}
@@ -418,6 +434,8 @@ def _evaluate_plain(
         analysis = analyze(shared.workload, shared.arch, dataflow, max_operations)
     except IslLimitError as exc:
         return {"legal": True, "error": exc.message}
+    if over_capacity(analysis.levels):
+        return {"legal": False, "violations": [OVER_CAPACITY]}
     return {"legal": True, "vector": signed_values(analysis, objectives)}
 
 
