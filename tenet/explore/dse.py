@@ -12,12 +12,13 @@ from __future__ import annotations
 import hashlib
 import inspect
 import itertools
+import json
 import math
 import pickle
 import random
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from tenet.explore.objectives import (
     OBJECTIVES,
     parse_objectives,
 )
+from tenet.explore.tiling import OVER_CAPACITY, tile_depths, tiled_level, tiles_text
 from tenet.model.arch import Arch
 from tenet.model.dataflow import Dataflow
 from tenet.model.metrics import Analysis, analyze
@@ -293,12 +295,14 @@ def check_limit(limit: int | None) -> None:
 
 @dataclass(frozen=True)
 class Enumerated:
-    """A distinct candidate as isl text: its name, space map and time map."""
+    """A distinct candidate as isl text: its name, space map and time map, and the tile
+    depths of its memory levels ((level, depth) pairs; empty when the arch has no levels)."""
 
     name: str
     space: str
     time: str
     candidate: Candidate | None = None
+    tiles: tuple[tuple[str, int], ...] = ()
 
 
 def distinct_candidates(
@@ -371,10 +375,32 @@ def enumerate_candidates(
     seed: int | None = None,
     interleave: bool = False,
 ) -> tuple[int, list[Enumerated]]:
-    """(size of the raw space, its distinct candidates as isl text, sampled to `limit`)."""
+    """(size of the raw space, its distinct candidates as isl text, sampled to `limit`).
+
+    When the arch has memory levels, each candidate is tried with every tile depth of the
+    level just inside the outermost (`with_tile_depths`); the raw size counts those too."""
     space = design_space(workload, arch)
     raw = list(candidates(space, skew, interleave))
-    return len(raw), distinct_candidates(workload, space, raw, limit, seed)
+    found = distinct_candidates(workload, space, raw, limit, seed)
+    level = tiled_level(arch)
+    if level is None:
+        return len(raw), found
+    raw_size = sum(len(tile_depths(_time_arity(c))) for c in raw)
+    return raw_size, with_tile_depths(found, level)
+
+
+def _time_arity(candidate: Candidate) -> int:
+    """The number of time coordinates of a candidate (`time_text` writes `T[0]` for none)."""
+    return max(1, len(candidate.order))
+
+
+def with_tile_depths(found: Sequence[Enumerated], level: str) -> list[Enumerated]:
+    """Each candidate once per tile depth of `level` (`tile_depths`), named `<name>.t<d>`."""
+    out = []
+    for e in found:
+        for depth in tile_depths(_time_arity(e.candidate)):
+            out.append(replace(e, name=f"{e.name}.t{depth}", tiles=((level, depth),)))
+    return out
 
 
 def enumerate_dataflows(
@@ -387,7 +413,10 @@ def enumerate_dataflows(
 ) -> list[Dataflow]:
     """The distinct candidate dataflows of a one-statement workload on a box-shaped array."""
     _, found = enumerate_candidates(workload, arch, skew, limit, seed, interleave)
-    return [Dataflow(e.name, parse_union_map(e.space), parse_union_map(e.time)) for e in found]
+    return [
+        Dataflow(e.name, parse_union_map(e.space), parse_union_map(e.time), tiles=dict(e.tiles))
+        for e in found
+    ]
 
 
 # --- evaluation --------------------------------------------------------------------------------
@@ -485,6 +514,7 @@ class FrontEntry:
     space: str
     time: str
     objectives: tuple[str, ...]
+    tiles: dict[str, int] = field(default_factory=dict)  # memory level -> tile depth
 
     @property
     def name(self) -> str:
@@ -502,6 +532,7 @@ class FrontEntry:
             "name": self.name,
             "space": self.space,
             "time": self.time,
+            **({"tiles": dict(self.tiles)} if self.tiles else {}),
             "objectives": self.objective_values(),
         }
 
@@ -521,6 +552,7 @@ class DseResult:
     ties: int  # legal dataflows equal on every objective to a front member, left out
     pareto: list[FrontEntry]
     pruned: int = 0  # distinct candidates not counted: their lower bounds already lose
+    over_capacity: int = 0  # evaluated, not legal: a memory level's tiles do not fit
 
     def to_dict(self) -> dict[str, Any]:
         """`tenet dse`'s JSON object."""
@@ -534,6 +566,7 @@ class DseResult:
             "skipped": self.skipped,
             "ties": self.ties,
             "pruned": self.pruned,
+            "over_capacity": self.over_capacity,
             "pareto": [entry.to_dict() for entry in self.pareto],
         }
 
@@ -593,11 +626,10 @@ def explore(
         for i in batch:
             e = found[i]
             text = f"fast{int(per_step)}{int(bounds is not None)}{','.join(objectives)}"
+            text += tiles_text(e.tiles)
             digest = hashlib.sha256(blob + (text + e.space + e.time).encode()).hexdigest()[:16]
-            tasks[f"{e.name}-{digest}"] = (
-                i,
-                (blob, e.name, e.space, e.time, max_operations, per_step, objectives, beat),
-            )
+            argument = (blob, e.name, e.space, e.time, max_operations, per_step, objectives, beat)
+            tasks[f"{e.name}-{digest}"] = (i, argument + ((e.tiles,) if e.tiles else ()))
         tracker.offset = len(outcomes) + pruned
         results = runner(
             evaluate_generated,
@@ -618,6 +650,7 @@ def explore(
                 tracker.seen(vectors[i])
         tracker.done(len(outcomes) + pruned)
     legal = sum(1 for o in outcomes.values() if o["legal"])
+    over_capacity = sum(1 for o in outcomes.values() if OVER_CAPACITY in o.get("violations", ()))
     skipped = sum(1 for o in outcomes.values() if o["legal"] and "error" in o)
     counted = sorted(vectors)  # enumeration order, as without pruning
     listed = [vectors[i] for i in counted]
@@ -630,7 +663,9 @@ def explore(
         if objective_vector(analysis, objectives) != vectors[i]:  # pragma: no cover - a bug
             raise AssertionError(f"the fast and the plain counts of {e.name} differ")
         named = replace(analysis, dataflow=f"dse-{rank:03d}")
-        pareto.append(FrontEntry(named, notation, e.space, e.time, objectives))
+        if e.tiles:
+            notation = f"{notation} {tiles_text(e.tiles)}"
+        pareto.append(FrontEntry(named, notation, e.space, e.time, objectives, dict(e.tiles)))
     on_front = {vectors[i] for i in front}
     ties = sum(1 for v in listed if v in on_front) - len(front)
     return DseResult(
@@ -644,6 +679,7 @@ def explore(
         ties,
         pareto,
         pruned,
+        over_capacity,
     )
 
 
@@ -796,7 +832,9 @@ def _plain_model(
 ) -> tuple[Analysis, str | None]:
     """`validate` and `analyze` of one candidate, as `tenet analyze` gives them (the live
     Analysis: fields the JSON does not read back, such as component costs, stay)."""
-    dataflow = Dataflow(e.name, parse_union_map(e.space), parse_union_map(e.time))
+    dataflow = Dataflow(
+        e.name, parse_union_map(e.space), parse_union_map(e.time), tiles=dict(e.tiles)
+    )
     verdict = validate(workload, arch, dataflow)
     if not verdict.legal:  # pragma: no cover - the fast path agreed it is legal
         raise AssertionError(f"the plain model rejects front member {e.name}: {verdict}")
@@ -956,7 +994,7 @@ def dataflow_yaml(entry: FrontEntry) -> str:
         f"{k} {v:,}" if isinstance(v, int) else f"{k} {v!r}"
         for k, v in entry.objective_values().items()
     )
-    return (
+    text = (
         f"# Found by tenet dse: {entry.analysis.workload} on {entry.analysis.arch}.\n"
         f"# notation: {entry.notation}\n"
         f"# {values}\n"
@@ -964,6 +1002,10 @@ def dataflow_yaml(entry: FrontEntry) -> str:
         f'space: "{entry.space}"\n'
         f'time:  "{entry.time}"\n'
     )
+    if entry.tiles:  # level names as JSON strings (valid YAML), depths as integers
+        depths = ", ".join(f"{json.dumps(name)}: {depth}" for name, depth in entry.tiles.items())
+        text += f"tiles: {{{depths}}}\n"
+    return text
 
 
 def emit(front: Sequence[FrontEntry], directory: str | Path) -> list[Path]:

@@ -49,14 +49,13 @@ def area(analysis: Analysis) -> float:
 
 
 def dram_words(analysis: Analysis) -> int:
-    """Words read from and written to the outermost memory level (`Analysis.levels`: the
-    levels whose level above is the outermost; else the last level); without memory levels,
-    the scratchpad traffic (Σ unique)."""
-    levels = list(getattr(analysis, "levels", None) or [])
-    if not levels:
-        return analysis.scratchpad_traffic
-    outer = [level for level in levels if getattr(level, "outermost_above", False)] or levels[-1:]
-    return sum(level.reads + level.writes for level in outer)
+    """Words read from and written to the outermost memory level: `Analysis.dram_words()`,
+    the reads + writes of the level just inside it, when that level has a tile depth.
+    Fallback, when it has none (an arch without `levels:`, or a dataflow without that
+    level's `tiles:`): the scratchpad traffic Σ unique, the words between levels[0] and the
+    PEs."""
+    words = analysis.dram_words() if getattr(analysis, "levels", None) else None
+    return analysis.scratchpad_traffic if words is None else words
 
 
 @dataclass(frozen=True)
@@ -113,8 +112,8 @@ OBJECTIVES: dict[str, Objective] = {
         Objective("area", "cost.area_um2.total: area in µm² (needs component costs)", area),
         Objective(
             "dram",
-            "words to and from the outermost memory level (levels[]; without levels: the "
-            "scratchpad traffic)",
+            "words to and from the outermost memory level (levels[]: reads + writes of the "
+            "level just inside it; without its tile depth: the scratchpad traffic)",
             dram_words,
         ),
     )

@@ -75,6 +75,11 @@ def front_table(result: DseResult, color: bool = False, arch_title: str | None =
         f"{result.candidates:,} candidates, {result.evaluated:,} distinct evaluated, "
         + (f"{result.pruned:,} pruned, " if result.pruned else "")
         + f"{result.legal:,} legal, {len(result.pareto)} on the front"
+        + (
+            f", {result.over_capacity:,} over capacity (a memory level's tiles do not fit)"
+            if getattr(result, "over_capacity", 0)
+            else ""
+        )
         + (f", {result.ties} ties left out (--ties)" if result.ties else "")
         + (f", {result.skipped} skipped (isl limit)" if result.skipped else "")
     ]
