@@ -36,7 +36,13 @@ from tenet.explore.objectives import (
     OBJECTIVES,
     parse_objectives,
 )
-from tenet.explore.tiling import OVER_CAPACITY, tile_depths, tiled_level, tiles_text
+from tenet.explore.tiling import (
+    OVER_CAPACITY,
+    dram_floor,
+    tile_depths,
+    tiled_level,
+    tiles_text,
+)
 from tenet.model.arch import Arch
 from tenet.model.dataflow import Dataflow
 from tenet.model.metrics import Analysis, analyze
@@ -720,6 +726,8 @@ def candidate_bounds(
                 most *= min(space.loop(name).extent, space.axes[a].size)
         if most not in cache:
             values = bound_values(basis, most)
+            if "dram" in objectives:  # docs/dse.md, "Memory levels in the space"
+                values["dram"] = dram_floor(workload, arch, values["traffic"])
             vector = []
             for name in objectives:
                 objective = OBJECTIVES[name]
@@ -745,6 +753,7 @@ BOUNDED_OBJECTIVES = (
     "schedule",
     "utilization",
     "active_pes",
+    "dram",
 )
 
 

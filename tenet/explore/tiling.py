@@ -16,6 +16,7 @@ from tenet.model.arch import Arch
 from tenet.model.dataflow import BoundDataflow
 from tenet.model.levels import LevelTraffic, level_traffic
 from tenet.model.workload import Workload
+from tenet.util.isl_util import count
 
 #: The violation kind of a candidate whose tiles need more words than their level holds.
 OVER_CAPACITY = "over_capacity"
@@ -61,6 +62,30 @@ def candidate_levels(
 def over_capacity(levels: Sequence[LevelTraffic]) -> bool:
     """Some level's tiles need more words than its capacity (`fits: false`)."""
     return any(not level.fits for level in levels)
+
+
+def dram_floor(workload: Workload, arch: Arch, traffic_floor: int) -> int:
+    """A lower bound of the `dram` objective of every candidate of the search.
+
+    With memory levels (every candidate has a tile depth of the level just inside the
+    outermost): Σ_X |range(A_X)|, every element a tensor's accesses touch. An element only read
+    is read from the outermost level at least once (its first entry is a read), and an element
+    written is written back at least once (the stay holding a write ends with a dirty exit);
+    proof in docs/dse.md. Without levels `dram` is the scratchpad traffic, and its floor is
+    `traffic_floor` (the search's bound of `traffic`)."""
+    if tiled_level(arch) is None:
+        return traffic_floor
+    total = 0
+    for tensor in workload.tensors:
+        accesses = [workload.access(tensor, side) for side in ("read", "write")]
+        present = [a for a in accesses if a is not None]
+        if not present:
+            continue
+        touched = present[0].range()
+        for other in present[1:]:
+            touched = touched.union(other.range())
+        total += count(touched)
+    return total
 
 
 def _maps_of(union: isl.UnionMap) -> list[isl.Map]:
