@@ -54,8 +54,10 @@ def dram_words(analysis: Analysis) -> int:
     Fallback, when it has none (an arch without `levels:`, or a dataflow without that
     level's `tiles:`): the scratchpad traffic Σ unique, the words between levels[0] and the
     PEs."""
-    words = analysis.dram_words() if getattr(analysis, "levels", None) else None
-    return analysis.scratchpad_traffic if words is None else words
+    for level in getattr(analysis, "levels", None) or []:  # as Analysis.dram_words()
+        if getattr(level, "outermost_above", False):
+            return level.reads + level.writes
+    return analysis.scratchpad_traffic
 
 
 @dataclass(frozen=True)
