@@ -4,7 +4,9 @@ Pareto front of the chosen objectives.
 
 A candidate maps one loop to each PE axis (`PE[a] = x % size_a`), runs the tile coordinates
 `floor(x / size_a)` of those loops and the remaining loops in some order as the time stamp,
-and may skew the innermost time dimension by the PE coordinates (systolic style).
+and may skew the innermost time dimension by the PE coordinates (systolic style). When the arch
+has memory levels, each candidate is also tried with every tile depth of the level just inside
+the outermost (`tenet.explore.tiling`); one whose tiles do not fit is dropped (over capacity).
 """
 
 from __future__ import annotations
