@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tenet.bounds.chain import Chain
@@ -74,7 +74,6 @@ class FusionStudy:
     options: FusionOptions
     at: tuple[tuple[str, int], ...]
     uneven: Front | None = None
-    fronts: dict[str, Front] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The contract's JSON of `tenet fuse`."""
