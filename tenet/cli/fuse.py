@@ -11,6 +11,7 @@ from tenet.cli.buffer_flags import (
     add_compute_flags,
     add_lookup_flags,
     area_constants_of,
+    at_sizes,
     check_word_bits,
     load_study_arch,
 )
@@ -188,9 +189,7 @@ def options_of(args: argparse.Namespace, chain):
     area = area_options(args, arch, chain.word_bits)
     if args.space == "uneven" and args.buffer_rule != "live":
         raise InputError("--space uneven counts the live buffer only", "--buffer-rule")
-    texts = [t.strip() for text in args.at for t in text.split(",")]
-    if any(not t for t in texts):
-        raise InputError("an empty size (write --at 10MiB,257MiB)", "--at")
+    texts = at_sizes(args.at)
     return FusionOptions(
         strategies=names,
         segmentation=not args.no_segmentation,
