@@ -37,9 +37,7 @@ def add_lookup_flags(group: Any, what: str, word_bits_from: str) -> None:
 
 def add_compute_flags(group: Any) -> None:
     """`--macs-per-cycle` and `--clock-ghz`."""
-    group.add_argument(
-        "--macs-per-cycle", type=float, help="peak MACs per cycle (performance, bottleneck)"
-    )
+    group.add_argument("--macs-per-cycle", type=float, help="peak MACs per cycle (compute time)")
     group.add_argument("--clock-ghz", type=float, default=1.0, help="clock in GHz (default 1)")
 
 
