@@ -65,13 +65,13 @@ def slope_report(
     bandwidth_gbps: float | None = None,
     clock_ghz: float = 1.0,
     area_mm2: float | None = None,
-    mac_area_um2: float | None = None,
-    byte_area_um2: float | None = None,
+    area_constants: dict[str, dict[str, Any]] | None = None,
     space: str = "snowcat",
     imperfect: bool = False,
 ) -> dict[str, Any]:
     """The `tenet bounds` JSON of one front: points with OI, lower bound and gap, lookups,
-    minimum, mesas."""
+    minimum, mesas, and the area split with the sources of its areas (`area_constants`,
+    as `snowcat.area_constants` gives them)."""
     word_bytes = word_bits / 8
     ops = problem.ops()
     front = []
@@ -113,10 +113,12 @@ def slope_report(
                 {"buffer": p["buffer"], "gops": min(peak, p["oi"] * bandwidth_gbps)} for p in front
             ],
         }
-    if area_mm2 is not None and mac_area_um2 and byte_area_um2 and bandwidth_gbps is not None:
-        report["area_split"] = area_split(
-            front, word_bytes, area_mm2, mac_area_um2, byte_area_um2, bandwidth_gbps, clock_ghz
-        )
+    if area_mm2 is not None and area_constants and bandwidth_gbps is not None:
+        mac = area_constants["mac_area_um2"]["value"]
+        byte = area_constants["byte_area_um2"]["value"]
+        if mac and byte:
+            split = area_split(front, word_bytes, area_mm2, mac, byte, bandwidth_gbps, clock_ghz)
+            report["area_split"] = {**split, **area_constants}
     return report
 
 
@@ -278,7 +280,6 @@ def search_report(
     """The `tenet bounds` JSON of one space: the slope report (`slope_report`), the area
     split's constants with their sources, and the front between each pair of memory levels."""
     front, evaluated = search_front_of(problem, options, progress)
-    constants = options.area_constants
     report = slope_report(
         problem,
         front,
@@ -290,13 +291,10 @@ def search_report(
         bandwidth_gbps=options.bandwidth_gbps,
         clock_ghz=options.clock_ghz,
         area_mm2=options.area_mm2,
-        mac_area_um2=constants["mac_area_um2"]["value"] if constants else None,
-        byte_area_um2=constants["byte_area_um2"]["value"] if constants else None,
+        area_constants=options.area_constants,
         space=options.space,
         imperfect=options.imperfect,
     )
-    if constants is not None and "area_split" in report:
-        report["area_split"].update(constants)
     if options.levels:
         report["hierarchy"] = hierarchy_report(
             front,
