@@ -3,7 +3,8 @@
 Every front is a ski slope: (buffer words, backing-store accesses) points whose accesses
 strictly fall as the buffer grows; a front is read at size B as its last point with
 buffer <= B. Fronts of work that runs one piece after another (unfused einsums, segments,
-runs of a chain) add pointwise: each piece gets the whole buffer (`step_sum`).
+runs of a chain) add pointwise: each piece gets the whole buffer (`Front.step_sum`). Fronts
+are `tenet.bounds.front.Front`s of `FrontPoint`s; a tiled point keeps its `Plan` as `source`.
 
 * unfused: each einsum's own Snowcat slope, intermediates through the backing store;
 * untiled: every intermediate stays whole on chip (Snowcat per einsum, intermediate
@@ -35,15 +36,8 @@ from tenet.bounds.snowcat import (
 from tenet.bounds.templates import strategy_templates
 from tenet.errors import InputError
 
-
-def pareto(points: list[FrontPoint]) -> Front:
-    """The strictly falling staircase of points (least accesses per buffer)."""
-    return Front.pareto(points)
-
-
-def step_sum(fronts: list[Front]) -> Front:
-    """Pieces run one after another, each with the whole buffer: accesses add at every size."""
-    return Front.step_sum(fronts)
+#: Pieces run one after another, each with the whole buffer (`Front.step_sum`).
+step_sum = Front.step_sum
 
 
 # --- per-einsum Snowcat fronts ----------------------------------------------------------
