@@ -1,4 +1,4 @@
-"""The fusion study of a chain (`tenet fuse` without --chimera), as a library call.
+"""The fusion study of a chain (`tenet fuse`), and Chimera's answer for it, as library calls.
 
 `fusion_study(chain, options)` searches the fronts of `fusion.fuse` (and, with
 `space="uneven"`, the uneven front of `fusion_uneven`), reads them at the asked buffer
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tenet.bounds.chain import Chain
@@ -20,6 +20,7 @@ from tenet.bounds.front import Front
 from tenet.bounds.fusion import FusionResult, algorithmic_minima, chain_ops, fuse
 from tenet.bounds.fusion_uneven import monotone_floors, uneven_front
 from tenet.bounds.snowcat import fused_area_split, hierarchy_report
+from tenet.errors import InputError
 
 Tick = Callable[[int, int], None]
 #: Opens a progress display for one labelled phase and yields its `tick(done, total)`.
@@ -241,3 +242,50 @@ def _at_row(
         row["uneven_gain"] = base / row["uneven"] if base and row["uneven"] else None
     row["lower_bound"] = floors[words]
     return row
+
+
+@dataclass(frozen=True)
+class ChimeraOptions:
+    """Chimera's model (`tenet fuse --chimera`): one block `order` (outermost first, with
+    `tiles` NAME=SIZE, loops whole by default), or the search of every order and tile under
+    `capacity` words, or both (the one order, with the search's best beside it)."""
+
+    model: str = "paper"
+    order: str | None = None
+    tiles: dict[str, int] = field(default_factory=dict)
+    capacity: int | None = None
+    perfect: bool = False
+
+
+def chimera_study(
+    chain: Chain, options: ChimeraOptions, progress: ProgressFactory | None = None
+) -> dict[str, Any]:
+    """Chimera's answer for the chain: `evaluate_order` of the given order, `search` at the
+    capacity, or the order's answer with the search's `best`, `capacity`, `perfect` and
+    `evaluated` added."""
+    from tenet.bounds import chimera
+
+    if options.order is None and options.capacity is None:
+        raise InputError("--chimera needs --order (with optional --tiles) or --capacity", "--order")
+    phase = progress or (lambda _label: nullcontext(None))
+    ops = chimera.chimera_ops([(e.name, e.text) for e in chain.einsums], chain.sizes, chain.source)
+    loops = list(dict.fromkeys(r for e in chain.einsums for r in e.ranks))
+    found = None
+    if options.capacity is not None:
+        with phase("searching block orders and tiles") as tick:
+            found = chimera.search(
+                ops, options.capacity, progress=tick, model=options.model, perfect=options.perfect
+            )
+        if options.order is None:
+            return found
+    order = chimera.parse_order(options.order, loops)
+    one = chimera.evaluate_order(ops, order, dict(options.tiles), options.model)
+    if found is None:
+        return one
+    return {
+        **one,
+        "best": found["best"],
+        "capacity": found["capacity"],
+        "perfect": found["perfect"],
+        "evaluated": found.get("evaluated"),
+    }

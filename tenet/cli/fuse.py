@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from tenet.bounds.templates import STRATEGIES
 from tenet.cli.buffer_flags import (
@@ -102,32 +101,22 @@ def add_parser(sub) -> None:
     p.add_argument("--plot", metavar="FILE.png", help="draw every front on one log-log plot")
 
 
-def _chimera(args: argparse.Namespace, chain) -> dict[str, Any]:
+def chimera_options(args: argparse.Namespace, word_bits: int):
+    """Chimera's options (`ChimeraOptions`) of the flags, checked."""
     from tenet.bounds import chimera
+    from tenet.bounds.fusion_study import ChimeraOptions
     from tenet.bounds.snowcat import word_count
-    from tenet.report.progress import progress_bar
 
+    if args.area_mm2 is not None:
+        raise InputError("the area split does not go with --chimera", "--area-mm2")
+    if args.space != "templates":
+        raise InputError("--space uneven does not go with --chimera", "--space")
     model = chimera.check_model(args.chimera_model, "--chimera-model")
-    ops = chimera.chimera_ops([(e.name, e.text) for e in chain.einsums], chain.sizes, chain.source)
-    loops = list(dict.fromkeys(r for e in chain.einsums for r in e.ranks))
+    capacity = None
     if args.capacity is not None:
-        capacity = word_count(args.capacity, args.word_bits, "--capacity")
-        with progress_bar("searching block orders and tiles") as tick:
-            result = chimera.search(ops, capacity, progress=tick, model=model, perfect=args.perfect)
-        if args.order is None:
-            return result
-    if args.order is None:
-        raise InputError("--chimera needs --order (with optional --tiles) or --capacity", "--order")
-    tiles = {}
-    if args.tiles:
-        tiles = parse_assignments(args.tiles.split(","), "--tiles")
-    one = chimera.evaluate_order(ops, chimera.parse_order(args.order, loops), tiles, model)
-    if args.capacity is not None:
-        one["best"] = result["best"]
-        one["capacity"] = result["capacity"]
-        one["perfect"] = result["perfect"]
-        one["evaluated"] = result.get("evaluated")
-    return one
+        capacity = word_count(args.capacity, word_bits, "--capacity")
+    tiles = parse_assignments(args.tiles.split(","), "--tiles") if args.tiles else {}
+    return ChimeraOptions(model, args.order, tiles, capacity, args.perfect)
 
 
 def area_options(args: argparse.Namespace, arch, word_bits: int):
@@ -206,7 +195,7 @@ def options_of(args: argparse.Namespace, chain):
 
 def run(args: argparse.Namespace) -> int:
     from tenet.bounds.chain import load_chain
-    from tenet.bounds.fusion_study import fusion_study
+    from tenet.bounds.fusion_study import chimera_study, fusion_study
     from tenet.formats.presets import resolve_workload
     from tenet.report.fusion import chimera_text, fuse_tables, fusion_plot
     from tenet.report.progress import progress_bar
@@ -216,14 +205,8 @@ def run(args: argparse.Namespace) -> int:
     chain = load_chain(resolve_workload(args.workload), parse_sets(args.set))
     if args.word_bits is not None:
         chain.word_bits = check_word_bits(args.word_bits)
-    else:
-        args.word_bits = chain.word_bits
     if args.chimera:
-        if args.area_mm2 is not None:
-            raise InputError("the area split does not go with --chimera", "--area-mm2")
-        if args.space != "templates":
-            raise InputError("--space uneven does not go with --chimera", "--space")
-        report = _chimera(args, chain)
+        report = chimera_study(chain, chimera_options(args, chain.word_bits), progress_bar)
         if args.format == "json":
             emit(to_json(report) + "\n", args.output)
         else:
