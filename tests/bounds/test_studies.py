@@ -1,12 +1,13 @@
-"""The library calls behind `tenet bounds` and `tenet fuse` (search_report, fusion_study),
-without the CLI: values checked by hand."""
+"""The library calls behind `tenet bounds` and `tenet fuse` (search_report, fusion_study,
+chimera_study), without the CLI: values checked by hand."""
 
 from __future__ import annotations
 
-from tenet.bounds.chain import build_chain
-from tenet.bounds.fusion_study import FusionOptions, fusion_study
+from tenet.bounds.chain import build_chain, load_chain
+from tenet.bounds.fusion_study import ChimeraOptions, FusionOptions, chimera_study, fusion_study
 from tenet.bounds.slope import BoundsOptions, search_report
 from tenet.bounds.snowcat import problem_from_einsum
+from tenet.formats.presets import resolve_workload
 
 
 def test_search_report_reads_the_front_at_sizes():
@@ -36,3 +37,14 @@ def test_fusion_study_reaches_the_fused_minimum():
     assert report["algorithmic_minimum"] == {"fused": 96, "unfused": 96 + 32 + 32}
     assert row["lower_bound"] <= row["tiled"]
     assert "uneven" not in report and "area_split" not in report
+
+
+def test_chimera_study_with_whole_loops_moves_each_tensor_once():
+    chain = load_chain(resolve_workload("bert-attention"))
+    one = chimera_study(chain, ChimeraOptions(order="hmlkn"))
+    # Every loop whole: Q, K, V and O (12 heads x 512 tokens x 64 each) move once.
+    h, t, e = 12, 512, 64
+    assert one["dv"] == 4 * h * t * e
+    both = chimera_study(chain, ChimeraOptions(order="hmlkn", capacity=1024))
+    assert both["dv"] == one["dv"] and both["capacity"] == 1024
+    assert both["best"]["dv"] >= one["dv"]  # 1,024 words cannot beat moving each word once
