@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 
 from tenet.bounds.chain import load_chain
-from tenet.bounds.fusion import fuse, read_front
+from tenet.bounds.fusion import fuse
 from tenet.formats.presets import resolve_workload
 
 MIB = 2**19  # 16-bit words per MiB
@@ -24,21 +24,21 @@ MIB = 2**19  # 16-bit words per MiB
 
 def gain(base, front, mib):
     words = int(mib * MIB)
-    a, b = read_front(base, words), read_front(front, words)
-    return a["accesses"] / b["accesses"] if a and b else float("nan")
+    a, b = base.at(words), front.at(words)
+    return a.accesses / b.accesses if a and b else float("nan")
 
 
 def where_minimum(front):
-    return front[-1]["buffer"] / MIB
+    return front[-1].buffer / MIB
 
 
 def better_from(base, front):
     """The least buffer (MiB) from which `front` is strictly below `base` at every size."""
-    sizes = sorted({p["buffer"] for p in base} | {p["buffer"] for p in front})
+    sizes = sorted({p.buffer for p in base} | {p.buffer for p in front})
     start = None
     for size in sizes:
-        a, b = read_front(base, size), read_front(front, size)
-        if a and b and b["accesses"] < a["accesses"]:
+        a, b = base.at(size), front.at(size)
+        if a and b and b.accesses < a.accesses:
             start = size if start is None else start
         else:
             start = None
@@ -102,11 +102,11 @@ def uneven_study() -> None:
         front = uneven_front(chain)
         took = time.perf_counter() - start
         best = fuse(chain).best_segmentation
-        sizes = sorted({p["buffer"] for p in front} | {p["buffer"] for p in best})
+        sizes = sorted({p.buffer for p in front} | {p.buffer for p in best})
         wins = [
-            (size, read_front(best, size)["accesses"] / read_front(front, size)["accesses"])
+            (size, best.at(size).accesses / front.at(size).accesses)
             for size in sizes
-            if read_front(best, size) and read_front(front, size)
+            if best.at(size) and front.at(size)
         ]
         wins = [(size, ratio) for size, ratio in wins if ratio > 1]
         print(f"[uneven] {name}: {took:.2f} s (target <= 60 s), {len(front)} points")
@@ -119,7 +119,7 @@ def uneven_study() -> None:
             )
         for mib in (1, 4, 10, 50, 128):
             words = int(mib * MIB)
-            point = read_front(front, words)
+            point = front.at(words)
             floor = chain_lower_bound(chain, words)
             if point:
                 print(

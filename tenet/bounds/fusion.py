@@ -3,7 +3,8 @@
 Every front is a ski slope: (buffer words, backing-store accesses) points whose accesses
 strictly fall as the buffer grows; a front is read at size B as its last point with
 buffer <= B. Fronts of work that runs one piece after another (unfused einsums, segments,
-runs of a chain) add pointwise: each piece gets the whole buffer (`step_sum`).
+runs of a chain) add pointwise: each piece gets the whole buffer (`Front.step_sum`). Fronts
+are `tenet.bounds.front.Front`s of `FrontPoint`s; a tiled point keeps its `Plan` as `source`.
 
 * unfused: each einsum's own Snowcat slope, intermediates through the backing store;
 * untiled: every intermediate stays whole on chip (Snowcat per einsum, intermediate
@@ -18,12 +19,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from tenet.bounds.chain import Chain
+from tenet.bounds.front import Front, FrontPoint
 from tenet.bounds.snowcat import (
     BoundTensor,
     Problem,
@@ -35,54 +36,8 @@ from tenet.bounds.snowcat import (
 from tenet.bounds.templates import strategy_templates
 from tenet.errors import InputError
 
-Front = list[dict[str, Any]]
-
-
-# --- fronts as lists of points -------------------------------------------------------
-
-
-def pareto(points: list[dict[str, Any]]) -> Front:
-    """The strictly falling staircase of points (least accesses per buffer)."""
-    if not points:
-        return []
-    buffer = [p["buffer"] for p in points]
-    accesses = [p["accesses"] for p in points]
-    if max(buffer) >= 2**62 or max(accesses) >= 2**62:  # pareto_front works on int64
-        raise OverflowError("counts too large for the front search")
-    keep = pareto_front(np.array(buffer, dtype=np.int64), np.array(accesses, dtype=np.int64))
-    return [points[i] for i in keep.tolist()]
-
-
-def read_front(front: Front, words: int) -> dict[str, Any] | None:
-    """The point that applies at buffer size `words` (the last one that fits)."""
-    best = None
-    for point in front:
-        if point["buffer"] > words:
-            break
-        best = point
-    return best
-
-
-def step_sum(fronts: list[Front]) -> Front:
-    """Pieces run one after another, each with the whole buffer: accesses add at every size."""
-    fronts = [f for f in fronts if f is not None]
-    if any(not f for f in fronts):
-        return []
-    if len(fronts) == 1:
-        return fronts[0]
-    start = max(f[0]["buffer"] for f in fronts)
-    sizes = sorted({p["buffer"] for f in fronts for p in f if p["buffer"] >= start} | {start})
-    points = []
-    for size in sizes:
-        parts = [read_front(f, size) for f in fronts]
-        points.append(
-            {
-                "buffer": size,
-                "accesses": sum(p["accesses"] for p in parts),
-                "parts": [q for p in parts for q in p.get("parts", [p])],
-            }
-        )
-    return pareto(points)
+#: Pieces run one after another, each with the whole buffer (`Front.step_sum`).
+step_sum = Front.step_sum
 
 
 # --- per-einsum Snowcat fronts ----------------------------------------------------------
@@ -141,19 +96,17 @@ def snowcat_front(
         accesses += 2 * moved - sizes[tensor.name] if tensor.output else moved
     keep = pareto_front(buffer, accesses)
     name = chain.einsums[e].name
-    front = []
+    points = []
     for i in keep.tolist():
         tiles = " ".join(f"{r}0={int(space.inner[i, k])}" for k, r in enumerate(problem.ranks))
         order = ">".join(problem.ranks[k] for k in space.order[i].tolist() if k >= 0) or "-"
         how = label or "unfused"
-        front.append(
-            {
-                "buffer": int(buffer[i]),
-                "accesses": int(accesses[i]),
-                "mapping": f"{name}: {how}, outer {order}, tile {tiles}",
-            }
+        points.append(
+            FrontPoint(
+                int(buffer[i]), int(accesses[i]), f"{name}: {how}, outer {order}, tile {tiles}"
+            )
         )
-    return front
+    return Front(tuple(points))
 
 
 # --- tiled fusion (FFMT) ----------------------------------------------------------------
@@ -543,9 +496,9 @@ def tiled_front(
     point keeps its `plan`."""
     plans = segment_plans(chain, segment, strategy, model, rule)
     names = [chain.einsums[e].name for e in segment if not chain.einsums[e].elementwise]
-    front = pareto([{"buffer": p.buffer, "accesses": p.accesses, "plan": p} for p in plans])
-    for point in front:
-        point["mapping"] = _describe(names, point["plan"])
+    front = Front.pareto(
+        FrontPoint(p.buffer, p.accesses, _describe(names, p), source=p) for p in plans
+    )
     # Element-wise steps inside the segment run on the intermediate tiles in place; one at
     # the end of the segment reads the segment's output back and writes its own.
     tail = []
@@ -604,7 +557,10 @@ def compositions(count: int) -> Iterator[list[int]]:
 
 
 def label_segments(front: Front, text: str) -> Front:
-    return [{**p, "parts": [{**q, "segments": text} for q in p.get("parts", [p])]} for p in front]
+    """The front with every piece of every point marked as part of the cut `text`."""
+    return Front(
+        tuple(replace(p, parts=tuple(replace(q, segments=text) for q in p.pieces)) for p in front)
+    )
 
 
 @dataclass
@@ -691,13 +647,11 @@ def fuse(
                 text = " | ".join("+".join(chain.einsums[e].name for e in seg) for seg in segments)
                 pieces = []
                 for seg in segments:
-                    options = fused(seg, strategy) + (untiled(seg) if len(seg) > 1 else [])
-                    pieces.append(
-                        pareto(sorted(options, key=lambda p: (p["buffer"], p["accesses"])))
-                    )
+                    options = fused(seg, strategy)
+                    pieces.append(options + untiled(seg) if len(seg) > 1 else Front.pareto(options))
                 candidates.extend(label_segments(step_sum(pieces), text))
                 tick()
-            best_runs.append(pareto(sorted(candidates, key=lambda p: (p["buffer"], p["accesses"]))))
+            best_runs.append(Front.pareto(candidates))
     return FusionResult(
         chain,
         strategy,
@@ -705,7 +659,7 @@ def fuse(
         step_sum(run_fronts["untiled"]),
         step_sum(run_fronts["tiled"]),
         step_sum(run_fronts["pipelined"]),
-        step_sum(best_runs) if segment else [],
+        step_sum(best_runs) if segment else Front(),
         total - 3 * len(runs) - 1,
         {s: step_sum(f) for s, f in strategies.items()},
         rule,
@@ -740,75 +694,3 @@ def chain_ops(chain: Chain) -> int:
         out = chain.size_of(entry.tensor_ranks(entry.output))
         ops += macs if entry.elementwise else 2 * macs - out
     return ops
-
-
-def points_json(front: Front, ops: int, word_bytes: float) -> list[dict[str, Any]]:
-    out = []
-    for p in front:
-        parts = p.get("parts", [p])
-        point = {
-            "buffer": p["buffer"],
-            "accesses": p["accesses"],
-            "oi": ops / (p["accesses"] * word_bytes) if p["accesses"] else None,
-            "mapping": " || ".join(q["mapping"] for q in parts),
-        }
-        segments = {q["segments"] for q in parts if "segments" in q}
-        if segments:
-            point["segments"] = " ; ".join(sorted(segments))
-        out.append(point)
-    return out
-
-
-def fusion_report(result: FusionResult, at: list[tuple[str, int]] = ()) -> dict[str, Any]:
-    """The contract's JSON for `tenet fuse`."""
-    chain = result.chain
-    word_bytes = chain.word_bits / 8
-    ops = chain_ops(chain)
-    report: dict[str, Any] = {
-        "chain": chain.name,
-        "einsums": [{"name": e.name, "einsum": e.text} for e in chain.einsums],
-        "runs": [[chain.einsums[e].name for e in run] for run in chain.runs],
-        "shape": dict(chain.sizes),
-        "word_bits": chain.word_bits,
-        "strategy": result.strategy,
-        "buffer_rule": result.rule,
-        "algorithmic_minimum": algorithmic_minima(chain),
-        "ops": ops,
-        "segmentations": result.segmentations,
-    }
-    if result.rule == "paper":
-        report["warnings"] = [
-            (
-                "buffer rule 'paper': fused points may be unattainable (the published rule "
-                "misses tiles kept across a loop that two products share)"
-            )
-        ]
-    fronts = {
-        "unfused": result.unfused,
-        "untiled": result.untiled,
-        "tiled": result.tiled,
-        "tiled_pipelined": result.tiled_pipelined,
-        "best_segmentation": result.best_segmentation,
-    }
-    for key, front in fronts.items():
-        report[key] = points_json(front, ops, word_bytes)
-    if result.strategies:
-        report["strategies"] = {
-            s: points_json(f, ops, word_bytes) for s, f in result.strategies.items()
-        }
-    if at:
-        rows = []
-        for text, words in at:
-            row: dict[str, Any] = {"size": text, "words": words}
-            for key, front in fronts.items():
-                point = read_front(front, words)
-                row[key] = point["accesses"] if point else None
-            for s, front in result.strategies.items():
-                point = read_front(front, words)
-                row[s] = point["accesses"] if point else None
-            base = row["unfused"]
-            for key in ("untiled", "tiled", "best_segmentation"):
-                row[f"{key}_gain"] = base / row[key] if base and row[key] else None
-            rows.append(row)
-        report["at"] = rows
-    return report

@@ -47,17 +47,13 @@ from typing import Any
 import numpy as np
 
 from tenet.bounds.chain import Chain
+from tenet.bounds.front import Front, FrontPoint
 from tenet.bounds.fusion import (
-    Front,
     ProductShape,
-    chain_ops,
     compositions,
     label_segments,
     merged_problem,
-    pareto,
-    points_json,
     product_shape,
-    read_front,
     snowcat_front,
     step_sum,
     tiled_front,
@@ -927,20 +923,20 @@ def segment_front(chain: Chain, segment: list[int], slopes: dict | None = None) 
     if spec is None or len(products) > 2:
         templates += tiled_front(chain, segment, "ffmt", slopes=slopes)
     if spec is None:
-        return pareto(sorted(templates, key=lambda p: (p["buffer"], p["accesses"])))
+        return Front.pareto(templates)
     search = pair_front if len(products) == 2 else long_front
-    points = [
-        {"buffer": b, "accesses": a, "mapping": "uneven " + describe(spec, mp), "uneven": mp}
-        for b, a, mp in search(spec)
-    ]
+    points = Front(
+        tuple(
+            FrontPoint(b, a, "uneven " + describe(spec, mp), source=mp) for b, a, mp in search(spec)
+        )
+    )
     tail = []
     for e in reversed(segment):
         if not chain.einsums[e].elementwise:
             break
         tail.append(snowcat_front(chain, e, slopes=slopes))
     fused = step_sum([points, *tail]) if tail else points
-    options = fused + templates
-    return pareto(sorted(options, key=lambda p: (p["buffer"], p["accesses"])))
+    return Front.pareto([*fused, *templates])
 
 
 def lone_front(chain: Chain, e: int, slopes: dict | None = None) -> Front:
@@ -963,10 +959,9 @@ def lone_front(chain: Chain, e: int, slopes: dict | None = None) -> Front:
         points = search_front(problem, "uneven").points
     except InputError:  # the single-einsum search refuses it (too many mappings)
         return snowcat_front(chain, e, slopes=slopes)
-    front = [
-        {"buffer": p.buffer, "accesses": p.accesses, "mapping": f"{name}: alone, {p.mapping}"}
-        for p in points
-    ]
+    front = Front(
+        tuple(FrontPoint(p.buffer, p.accesses, f"{name}: alone, {p.mapping}") for p in points)
+    )
     if slopes is not None:
         slopes[key] = front
     return front
@@ -1005,7 +1000,7 @@ def uneven_front(
             done += 1
             if progress:
                 progress(done, total)
-        run_fronts.append(pareto(sorted(candidates, key=lambda p: (p["buffer"], p["accesses"]))))
+        run_fronts.append(Front.pareto(candidates))
     return step_sum(run_fronts)
 
 
@@ -1080,41 +1075,6 @@ def monotone_floors(chain: Chain, sizes: Iterable[int]) -> dict[int, int]:
         highest = max(highest, chain_lower_bound(chain, words))
         floors[words] = highest
     return floors
-
-
-def add_to_report(
-    report: dict[str, Any],
-    chain: Chain,
-    uneven: Front | None,
-    at: list[tuple[str, int]] = (),
-) -> dict[str, Any]:
-    """Add the chain floor (`lower_bound` on every front point and every `at` row; monotone
-    over the report's sizes, `monotone_floors`) and, when searched, the `uneven` front to a
-    `fusion.fusion_report`."""
-    if uneven is not None:
-        report["uneven"] = points_json(uneven, chain_ops(chain), chain.word_bits / 8)
-    fronts = [report[k] for k in ("unfused", "untiled", "tiled", "tiled_pipelined")]
-    fronts += [report["best_segmentation"], *report.get("strategies", {}).values()]
-    if uneven is not None:
-        fronts.append(report["uneven"])
-    sizes = [point["buffer"] for front in fronts for point in front]
-    floors = monotone_floors(chain, [*sizes, *(words for _, words in at)])
-    for front in fronts:
-        for point in front:
-            point["lower_bound"] = floors[point["buffer"]]
-    report["lower_bound_rule"] = (
-        "every schedule moves the chain's inputs and final outputs once, and a product "
-        "reading two chain inputs at least its segment floor (docs/fusion.md)"
-    )
-    rows = report.get("at") or []
-    for row, (_, words) in zip(rows, at):
-        if uneven is not None:
-            point = read_front(uneven, words)
-            row["uneven"] = point["accesses"] if point else None
-            base = row.get("unfused")
-            row["uneven_gain"] = base / row["uneven"] if base and row["uneven"] else None
-        row["lower_bound"] = floors[words]
-    return report
 
 
 # --- segments of three or more products -----------------------------------------------------

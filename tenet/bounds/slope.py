@@ -10,16 +10,19 @@ backing-store accesses of any schedule with that buffer (tenet.bounds.lower_boun
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from math import ceil, exp, log
 from typing import Any
 
+from tenet.bounds.front import Front, FrontPoint
 from tenet.bounds.lower_bound import lower_bound, lower_bound_basis
 from tenet.bounds.snowcat import (
     BoundResult,
     Problem,
     area_split,
-    front_points,
-    lookup,
+    evaluate,
+    front_of,
+    hierarchy_report,
     word_count,
 )
 from tenet.bounds.uneven import SpaceFront, search_front
@@ -33,15 +36,15 @@ COMPARED_SPACES = (
 )
 
 
-def space_points(front: SpaceFront) -> list[dict[str, Any]]:
-    """A searched front as JSON points: loops outermost first, each tensor's position in the
-    nest and the words of its tile (`tile_words`)."""
+def space_front(front: SpaceFront) -> Front:
+    """A searched front as reported: the detail's `tiles` (words of each tensor's tile) named
+    `tile_words`, after the loops, positions and kept tensors."""
     points = []
     for p in front.points:
         detail = dict(p.detail)
         detail["tile_words"] = detail.pop("tiles", {})
-        points.append({"buffer": p.buffer, "accesses": p.accesses, "mapping": p.mapping, **detail})
-    return points
+        points.append(FrontPoint(p.buffer, p.accesses, p.mapping, detail))
+    return Front(tuple(points))
 
 
 def gap(accesses: int | None, floor: int) -> float | None:
@@ -53,7 +56,7 @@ def gap(accesses: int | None, floor: int) -> float | None:
 
 def slope_report(
     problem: Problem,
-    points: list[dict[str, Any]],
+    points: Front,
     mappings_evaluated: int,
     bypass: bool,
     word_bits: int = 16,
@@ -62,26 +65,27 @@ def slope_report(
     bandwidth_gbps: float | None = None,
     clock_ghz: float = 1.0,
     area_mm2: float | None = None,
-    mac_area_um2: float | None = None,
-    byte_area_um2: float | None = None,
+    area_constants: dict[str, dict[str, Any]] | None = None,
     space: str = "snowcat",
     imperfect: bool = False,
 ) -> dict[str, Any]:
     """The `tenet bounds` JSON of one front: points with OI, lower bound and gap, lookups,
-    minimum, mesas."""
+    minimum, mesas, and the area split with the sources of its areas (`area_constants`,
+    as `snowcat.area_constants` gives them)."""
     word_bytes = word_bits / 8
     ops = problem.ops()
     front = []
     for point in points:
-        floor = lower_bound(problem, point["buffer"])
+        floor = lower_bound(problem, point.buffer)
         front.append(
             {
-                "buffer": point["buffer"],
-                "accesses": point["accesses"],
-                "oi": ops / (point["accesses"] * word_bytes),
+                "buffer": point.buffer,
+                "accesses": point.accesses,
+                "oi": ops / (point.accesses * word_bytes),
                 "lower_bound": floor,
-                "gap": gap(point["accesses"], floor),
-                **{k: v for k, v in point.items() if k not in ("buffer", "accesses")},
+                "gap": gap(point.accesses, floor),
+                "mapping": point.mapping,
+                **point.detail,
             }
         )
     report: dict[str, Any] = {
@@ -100,7 +104,7 @@ def slope_report(
         "lower_bound_basis": lower_bound_basis(problem),
     }
     if at:
-        report["at"] = [at_answer(problem, front, text, word_bits) for text in at]
+        report["at"] = [at_answer(problem, points, text, word_bits) for text in at]
     if macs_per_cycle is not None and bandwidth_gbps is not None:
         peak = 2 * macs_per_cycle * clock_ghz
         report["performance"] = {
@@ -109,29 +113,29 @@ def slope_report(
                 {"buffer": p["buffer"], "gops": min(peak, p["oi"] * bandwidth_gbps)} for p in front
             ],
         }
-    if area_mm2 is not None and mac_area_um2 and byte_area_um2 and bandwidth_gbps is not None:
-        report["area_split"] = area_split(
-            front, word_bytes, area_mm2, mac_area_um2, byte_area_um2, bandwidth_gbps, clock_ghz
-        )
+    if area_mm2 is not None and area_constants and bandwidth_gbps is not None:
+        mac = area_constants["mac_area_um2"]["value"]
+        byte = area_constants["byte_area_um2"]["value"]
+        if mac and byte:
+            split = area_split(front, word_bytes, area_mm2, mac, byte, bandwidth_gbps, clock_ghz)
+            report["area_split"] = {**split, **area_constants}
     return report
 
 
-def at_answer(
-    problem: Problem, front: list[dict[str, Any]], text: str, word_bits: int
-) -> dict[str, Any]:
-    """The front at one buffer size (the last point that fits), the lower bound there and
-    their ratio; `null` accesses when no mapping fits."""
+def at_answer(problem: Problem, front: Front, text: str, word_bits: int) -> dict[str, Any]:
+    """The front at one buffer size (the last point that fits), its OI (ops per byte
+    moved), the lower bound there and their ratio; `null` accesses when no mapping fits."""
     words = word_count(text, word_bits)
-    point = lookup(front, words)
+    point = front.at(words)
     floor = lower_bound(problem, words) if words > 0 else None
     return {
         "size": text,
         "words": words,
-        "accesses": point["accesses"] if point else None,
-        "oi": point["oi"] if point else None,
-        "mapping": point["mapping"] if point else None,
+        "accesses": point.accesses if point else None,
+        "oi": problem.ops() / (point.accesses * (word_bits / 8)) if point else None,
+        "mapping": point.mapping if point else None,
         "lower_bound": floor,
-        "gap": gap(point["accesses"], floor) if point and floor else None,
+        "gap": gap(point.accesses, floor) if point and floor else None,
     }
 
 
@@ -139,7 +143,7 @@ def bounds_report(result: BoundResult, word_bits: int = 16, at: Sequence[str] = 
     """The report of today's Snowcat search (`evaluate`); `mesas` as in `slope_report`."""
     return slope_report(
         result.problem,
-        front_points(result),
+        front_of(result),
         result.mappings,
         result.bypass,
         word_bits,
@@ -178,7 +182,7 @@ def compare_report(
     spaces = {
         name: slope_report(
             problem,
-            space_points(front),
+            space_front(front),
             front.mappings_evaluated,
             front.bypass,
             word_bits,
@@ -210,7 +214,8 @@ def compare_report(
         answers = []
         for text in at:
             per_space = {
-                name: at_answer(problem, s["pareto"], text, word_bits) for name, s in spaces.items()
+                name: at_answer(problem, space_front(fronts[name]), text, word_bits)
+                for name in spaces
             }
             first = next(iter(per_space.values()))
             answers.append(
@@ -234,3 +239,69 @@ def lower_bound_curve(problem: Problem, smallest: int, largest: int, samples: in
     ratio = log(largest / smallest) / max(1, samples - 1)
     sizes = sorted({ceil(smallest * exp(ratio * i)) for i in range(samples)})
     return [(s, lower_bound(problem, s)) for s in sizes]
+
+
+@dataclass(frozen=True)
+class BoundsOptions:
+    """What `search_report` searches and reports (the flags of `tenet bounds`).
+
+    `at`: buffer sizes as given (words, or bytes with a unit); `area_constants`: the MAC
+    and per-byte buffer areas of the area split (`snowcat.area_constants`), None when one
+    is unknown; `levels`: an arch's memory levels for the hierarchy report."""
+
+    space: str = "snowcat"
+    imperfect: bool = False
+    bypass: bool = False
+    word_bits: int = 16
+    at: tuple[str, ...] = ()
+    macs_per_cycle: float | None = None
+    bandwidth_gbps: float | None = None
+    clock_ghz: float = 1.0
+    area_mm2: float | None = None
+    area_constants: dict[str, dict[str, Any]] | None = None
+    levels: tuple = ()
+
+
+def search_front_of(
+    problem: Problem, options: BoundsOptions, progress: Callable[[int, int], None] | None = None
+) -> tuple[Front, int]:
+    """The front of the chosen space and the number of mappings evaluated (Snowcat's own
+    search, `evaluate`, when neither --space uneven nor --imperfect is asked)."""
+    if options.space == "snowcat" and not options.imperfect:
+        result = evaluate(problem, options.bypass, progress)
+        return front_of(result), result.mappings
+    searched = search_front(problem, options.space, options.imperfect, options.bypass, progress)
+    return space_front(searched), searched.mappings_evaluated
+
+
+def search_report(
+    problem: Problem, options: BoundsOptions, progress: Callable[[int, int], None] | None = None
+) -> dict[str, Any]:
+    """The `tenet bounds` JSON of one space: the slope report (`slope_report`), the area
+    split's constants with their sources, and the front between each pair of memory levels."""
+    front, evaluated = search_front_of(problem, options, progress)
+    report = slope_report(
+        problem,
+        front,
+        evaluated,
+        options.bypass,
+        options.word_bits,
+        options.at,
+        macs_per_cycle=options.macs_per_cycle,
+        bandwidth_gbps=options.bandwidth_gbps,
+        clock_ghz=options.clock_ghz,
+        area_mm2=options.area_mm2,
+        area_constants=options.area_constants,
+        space=options.space,
+        imperfect=options.imperfect,
+    )
+    if options.levels:
+        report["hierarchy"] = hierarchy_report(
+            front,
+            options.levels,
+            options.word_bits,
+            problem.macs,
+            options.macs_per_cycle,
+            options.clock_ghz,
+        )
+    return report

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import islpy as isl
 import numpy as np
 
+from tenet.bounds.front import Front, FrontPoint
 from tenet.errors import InputError
 from tenet.model.einsum import parse_einsum
 from tenet.model.workload import Workload
@@ -398,27 +399,20 @@ def mapping_text(result: BoundResult, index: int) -> dict[str, Any]:
     return {"mapping": text, "tiles": tiles, "order": order, "kept": kept}
 
 
-def front_points(result: BoundResult) -> list[dict[str, Any]]:
-    """The Snowcat front of `evaluate` as JSON points (tiles per rank, outer order, kept)."""
-    return [
-        {
-            "buffer": int(result.buffer[i]),
-            "accesses": int(result.accesses[i]),
-            **mapping_text(result, i),
-        }
-        for i in result.front.tolist()
-    ]
+def front_of(result: BoundResult) -> Front:
+    """The Snowcat front of `evaluate`, each point with its mapping text and, as detail,
+    its tiles per rank, outer order and kept tensors."""
+    points = []
+    for i in result.front.tolist():
+        detail = mapping_text(result, i)
+        text = detail.pop("mapping")
+        points.append(FrontPoint(int(result.buffer[i]), int(result.accesses[i]), text, detail))
+    return Front(tuple(points))
 
 
 def word_count(text: str, word_bits: int, flag: str = "--at") -> int:
     """'1MiB', '512KB', '4096' (words) -> words; errors name `flag`."""
     return size_in_words(text, word_bits, flag, None)
-
-
-def lookup(front: list[dict[str, Any]], words: int) -> dict[str, Any] | None:
-    """The Snowcat front at a buffer size: the last point whose buffer fits (a step function)."""
-    fitting = [p for p in front if p["buffer"] <= words]
-    return fitting[-1] if fitting else None
 
 
 def area_split(
@@ -531,7 +525,7 @@ def bound_at_capacity(workload: Workload, arch: Arch, analysis: Analysis) -> dic
     and their ratio (a comparison with the Snowcat front, not an optimality gap)."""
     capacity = arch.pe_count * arch.memory.l1_words + arch.memory.l2_words
     problem = problem_from_workload(workload)
-    point = lookup(front_points(evaluate(problem, bypass=False)), capacity)
+    point = front_of(evaluate(problem, bypass=False)).at(capacity)
     # Charged like the front: inputs once per fetch, outputs read-modify-write (2W - |O|).
     traffic = 0
     for tensor in problem.tensors:
@@ -542,15 +536,15 @@ def bound_at_capacity(workload: Workload, arch: Arch, analysis: Analysis) -> dic
             traffic += sides["read"].unique
     return {
         "capacity_words": capacity,
-        "accesses": point["accesses"] if point else None,
-        "mapping": point["mapping"] if point else None,
+        "accesses": point.accesses if point else None,
+        "mapping": point.mapping if point else None,
         "dataflow_traffic": traffic,
-        "ratio": traffic / point["accesses"] if point and point["accesses"] else None,
+        "ratio": traffic / point.accesses if point and point.accesses else None,
     }
 
 
 def hierarchy_report(
-    front: list[dict[str, Any]],
+    front: Front,
     levels,
     word_bits: int,
     macs: int,
@@ -563,8 +557,8 @@ def hierarchy_report(
     word_bytes = word_bits / 8
     pairs = []
     for inner, outer in itertools.pairwise(levels):
-        point = lookup(front, inner.capacity_words)
-        accesses = point["accesses"] if point else None
+        point = front.at(inner.capacity_words)
+        accesses = point.accesses if point else None
         seconds = accesses * word_bytes / (outer.bandwidth_gbps * 1e9) if point else None
         pairs.append(
             {
@@ -575,7 +569,7 @@ def hierarchy_report(
                 "bytes": accesses * word_bytes if point else None,
                 "bandwidth_gbps": outer.bandwidth_gbps,
                 "seconds": seconds,
-                "mapping": point["mapping"] if point else None,
+                "mapping": point.mapping if point else None,
             }
         )
     report: dict[str, Any] = {"levels": pairs}

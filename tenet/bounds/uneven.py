@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from tenet.bounds.front import Front, FrontPoint
 from tenet.bounds.snowcat import BoundTensor, Problem, evaluate, mapping_text, pareto_front
 from tenet.errors import InputError
 
@@ -44,16 +45,6 @@ SEARCH_ROW_LIMIT = 60_000_000
 
 
 @dataclass
-class FrontPoint:
-    """One point of a ski slope: exact buffer words and backing-store words."""
-
-    buffer: int
-    accesses: int
-    mapping: str
-    detail: dict[str, Any]
-
-
-@dataclass
 class SpaceFront:
     """The Pareto front of one mapping space: buffer strictly rising, accesses falling."""
 
@@ -63,16 +54,17 @@ class SpaceFront:
     mappings_evaluated: int
     points: list[FrontPoint]
 
+    @property
+    def front(self) -> Front:
+        return Front(tuple(self.points))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "space": self.space,
             "imperfect": self.imperfect,
             "bypass": self.bypass,
             "mappings_evaluated": self.mappings_evaluated,
-            "pareto": [
-                {"buffer": p.buffer, "accesses": p.accesses, "mapping": p.mapping, **p.detail}
-                for p in self.points
-            ],
+            "pareto": self.front.to_json(),
         }
 
 

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
+from tenet.cli.buffer_flags import (
+    add_area_flags,
+    add_compute_flags,
+    add_lookup_flags,
+    area_constants_of,
+    at_sizes,
+    check_word_bits,
+    load_study_arch,
+)
 from tenet.cli.common import (
     add_function_argument,
     add_output,
@@ -14,6 +24,9 @@ from tenet.cli.common import (
     parse_sets,
 )
 from tenet.errors import InputError
+
+if TYPE_CHECKING:
+    from tenet.bounds.slope import BoundsOptions
 
 EXAMPLE = "example: tenet bounds -w gemm-4k --space uneven --at 64KiB,1MiB"
 
@@ -68,46 +81,10 @@ def add_parser(sub) -> None:
         help="search snowcat, snowcat imperfect, uneven and uneven imperfect and report (and "
         "with --plot draw) their fronts and the lower bound together",
     )
-    group.add_argument(
-        "--at",
-        action="append",
-        default=[],
-        metavar="SIZE[,SIZE...]",
-        help="read the front, and the lower bound, at buffer sizes: words, or bytes with a unit "
-        "(64KiB, 1MiB, 16MB); repeatable or comma-separated",
-    )
-    group.add_argument(
-        "--word-bits", type=int, default=None, help="bits per word (default: the arch's, else 16)"
-    )
-    group.add_argument(
-        "-a",
-        "--arch",
-        metavar="FILE",
-        help="arch with memory 'levels': Snowcat front and time between each pair of levels",
-    )
+    add_lookup_flags(group, "the front, and the lower bound,", "the arch's")
     group = p.add_argument_group("performance mesa and area split")
-    group.add_argument("--macs-per-cycle", type=float, help="peak MACs per cycle")
-    group.add_argument("--bandwidth-gbps", type=float, help="backing-store bandwidth in GB/s")
-    group.add_argument("--clock-ghz", type=float, default=1.0, help="clock in GHz (default 1)")
-    group.add_argument("--area-mm2", type=float, help="chip area to split between buffer and MACs")
-    group.add_argument(
-        "--mac-area-um2",
-        type=float,
-        help="area of one MAC in um^2 (default: from the -a arch's components or --technology)",
-    )
-    group.add_argument(
-        "--byte-area-um2",
-        type=float,
-        help="area of one buffer byte in um^2 (default: from the -a arch's components or "
-        "--technology)",
-    )
-    group.add_argument(
-        "--technology",
-        type=int,
-        metavar="NM",
-        help="take the MAC and per-byte buffer areas from the built-in component library at "
-        "this node (docs/components.md)",
-    )
+    add_compute_flags(group)
+    add_area_flags(group)
     add_output(p)
     p.add_argument(
         "--plot",
@@ -140,50 +117,42 @@ def bound_problem(args: argparse.Namespace):
     )
 
 
-def at_sizes(items: list[str]) -> list[str]:
-    """`--at` values, repeated or comma-separated, in the order given."""
-    sizes = [text.strip() for item in items for text in item.split(",")]
-    for text in sizes:
-        if not text:
-            raise InputError(f"empty size in {','.join(items)!r}", "--at")
-    return sizes
+def options_of(args: argparse.Namespace) -> tuple[BoundsOptions, object]:
+    """The search options of the flags (checked), and the -a arch."""
+    from tenet.bounds.slope import BoundsOptions
+
+    arch = load_study_arch(args.arch)
+    word_bits = args.word_bits
+    if word_bits is None:
+        word_bits = arch.memory.word_bits if arch else 16
+    check_word_bits(word_bits)
+    constants = area_constants_of(args, arch, word_bits)
+    options = BoundsOptions(
+        space=args.space,
+        imperfect=args.imperfect,
+        bypass=args.bypass,
+        word_bits=word_bits,
+        at=tuple(at_sizes(args.at)),
+        macs_per_cycle=args.macs_per_cycle,
+        bandwidth_gbps=args.bandwidth_gbps,
+        clock_ghz=args.clock_ghz,
+        area_mm2=args.area_mm2,
+        area_constants=constants,
+        levels=tuple(arch.levels) if arch is not None and arch.levels else (),
+    )
+    return options, arch
 
 
 def run(args: argparse.Namespace) -> int:
-    from tenet.bounds.snowcat import hierarchy_report
-    from tenet.formats.presets import resolve_arch
-    from tenet.model.arch import load_arch
+    from tenet.bounds.slope import search_report
     from tenet.report.progress import progress_bar
 
-    arch = load_arch(resolve_arch(args.arch)) if args.arch else None
-    if arch is not None and not arch.levels and arch.components is None:
-        raise InputError(
-            "the arch has no 'levels' (a memory hierarchy) and no 'technology:'/'components:'",
-            arch.source,
-            "levels",
-        )
-    if args.word_bits is None:
-        args.word_bits = arch.memory.word_bits if arch else 16
-    if args.word_bits < 1:
-        raise InputError(f"must be positive, got {args.word_bits}", "--word-bits")
-    constants = area_inputs(args, arch)
-    args.at = at_sizes(args.at)
+    options, _arch = options_of(args)
     problem = bound_problem(args)
     if args.compare_spaces:
-        return run_compare(args, problem)
+        return run_compare(args, problem, options)
     with progress_bar("searching the mapspace") as tick:
-        report = search_report(args, problem, tick)
-    if constants is not None and "area_split" in report:
-        report["area_split"].update(constants)
-    if arch is not None and arch.levels:
-        report["hierarchy"] = hierarchy_report(
-            report["pareto"],
-            arch.levels,
-            args.word_bits,
-            problem.macs,
-            args.macs_per_cycle,
-            args.clock_ghz,
-        )
+        report = search_report(problem, options, tick)
     if args.plot:
         from tenet.bounds.slope import lower_bound_curve
         from tenet.report.plots import bound_plots
@@ -195,56 +164,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def area_inputs(args: argparse.Namespace, arch) -> dict | None:
-    """The MAC and per-byte buffer areas of the area split (flags, else the arch's
-    components, else --technology); sets the two area flags to them."""
-    from tenet.bounds.snowcat import area_constants
-    from tenet.model.components import check_node
-
-    if args.technology is not None:
-        check_node(args.technology, "--technology", None)
-    # --technology wins over the arch's components; the area flags win over both.
-    components = arch.components if arch is not None and args.technology is None else None
-    constants = area_constants(
-        components, args.technology, args.word_bits, args.mac_area_um2, args.byte_area_um2
-    )
-    if constants is not None:
-        args.mac_area_um2 = constants["mac_area_um2"]["value"]
-        args.byte_area_um2 = constants["byte_area_um2"]["value"]
-    return constants
-
-
-def search_report(args: argparse.Namespace, problem, tick) -> dict:
-    """The slope report of the chosen space (today's Snowcat search when nothing else is asked)."""
-    from tenet.bounds.slope import bounds_report, slope_report, space_points
-    from tenet.bounds.snowcat import evaluate
-    from tenet.bounds.uneven import search_front
-
-    mesas = {
-        "macs_per_cycle": args.macs_per_cycle,
-        "bandwidth_gbps": args.bandwidth_gbps,
-        "clock_ghz": args.clock_ghz,
-        "area_mm2": args.area_mm2,
-        "mac_area_um2": args.mac_area_um2,
-        "byte_area_um2": args.byte_area_um2,
-    }
-    if args.space == "snowcat" and not args.imperfect:
-        return bounds_report(evaluate(problem, args.bypass, tick), args.word_bits, args.at, **mesas)
-    front = search_front(problem, args.space, args.imperfect, args.bypass, tick)
-    return slope_report(
-        problem,
-        space_points(front),
-        front.mappings_evaluated,
-        front.bypass,
-        args.word_bits,
-        args.at,
-        space=front.space,
-        imperfect=front.imperfect,
-        **mesas,
-    )
-
-
-def run_compare(args: argparse.Namespace, problem) -> int:
+def run_compare(args: argparse.Namespace, problem, options: BoundsOptions) -> int:
     """--compare-spaces: every space's front and the lower bound, side by side."""
     from tenet.bounds.slope import compare_report, compare_spaces, lower_bound_curve
     from tenet.report.progress import progress_bar
@@ -257,8 +177,8 @@ def run_compare(args: argparse.Namespace, problem) -> int:
         if given:
             raise InputError("does not combine with --compare-spaces", flag)
     with progress_bar("searching four mapping spaces") as tick:
-        fronts = compare_spaces(problem, args.bypass, tick)
-    report = compare_report(problem, fronts, args.word_bits, args.at)
+        fronts = compare_spaces(problem, options.bypass, tick)
+    report = compare_report(problem, fronts, options.word_bits, options.at)
     if args.plot:
         from tenet.report.plots import spaces_plot
 

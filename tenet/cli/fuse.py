@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from tenet.bounds.templates import STRATEGIES
+from tenet.cli.buffer_flags import (
+    add_area_flags,
+    add_compute_flags,
+    add_lookup_flags,
+    area_constants_of,
+    at_sizes,
+    check_word_bits,
+    load_study_arch,
+)
 from tenet.cli.common import (
     add_output,
     add_set_argument,
@@ -63,36 +71,12 @@ def add_parser(sub) -> None:
         "nest; 'paper', the published artifact's rule, to reproduce its figures (its points "
         "may be unattainable: it misses tiles kept across a loop shared by two products)",
     )
-    p.add_argument(
-        "--at",
-        action="append",
-        default=[],
-        metavar="SIZE",
-        help="read every front at buffer sizes: words, or bytes with a unit (16MiB, 50MB); "
-        "repeat the flag or separate sizes with commas",
-    )
-    p.add_argument(
-        "--word-bits", type=int, default=None, help="bits per word (default: the chain's, else 16)"
-    )
-    p.add_argument(
-        "-a", "--arch", metavar="FILE", help="arch with memory 'levels': bound between each pair"
-    )
-    p.add_argument("--macs-per-cycle", type=float, help="peak MACs per cycle (for the bottleneck)")
-    p.add_argument("--clock-ghz", type=float, default=1.0, help="clock in GHz (default 1)")
+    add_lookup_flags(p, "every front", "the chain's")
+    add_compute_flags(p)
     area = p.add_argument_group(
         "area split: the best buffer/MAC split of a chip area, unfused and fused"
     )
-    area.add_argument("--area-mm2", type=float, help="chip area to split between buffer and MACs")
-    area.add_argument("--bandwidth-gbps", type=float, help="backing-store bandwidth in GB/s")
-    area.add_argument("--mac-area-um2", type=float, help="area of one MAC in um^2")
-    area.add_argument("--byte-area-um2", type=float, help="area of one buffer byte in um^2")
-    area.add_argument(
-        "--technology",
-        type=int,
-        metavar="NM",
-        help="MAC and per-byte buffer areas from the built-in component library at this node "
-        "(docs/components.md); without it, from the -a arch's technology:/components:",
-    )
+    add_area_flags(area)
     group = p.add_argument_group("Chimera (HPCA 2023) analytical optimizer")
     group.add_argument("--chimera", action="store_true", help="use Chimera's model instead")
     group.add_argument("--order", help="block order, outermost first: 'mlkn' or 'm,l,k,n'")
@@ -117,38 +101,27 @@ def add_parser(sub) -> None:
     p.add_argument("--plot", metavar="FILE.png", help="draw every front on one log-log plot")
 
 
-def _chimera(args: argparse.Namespace, chain) -> dict[str, Any]:
+def chimera_options(args: argparse.Namespace, word_bits: int):
+    """Chimera's options (`ChimeraOptions`) of the flags, checked."""
     from tenet.bounds import chimera
+    from tenet.bounds.fusion_study import ChimeraOptions
     from tenet.bounds.snowcat import word_count
-    from tenet.report.progress import progress_bar
 
+    if args.area_mm2 is not None:
+        raise InputError("the area split does not go with --chimera", "--area-mm2")
+    if args.space != "templates":
+        raise InputError("--space uneven does not go with --chimera", "--space")
     model = chimera.check_model(args.chimera_model, "--chimera-model")
-    ops = chimera.chimera_ops([(e.name, e.text) for e in chain.einsums], chain.sizes, chain.source)
-    loops = list(dict.fromkeys(r for e in chain.einsums for r in e.ranks))
+    capacity = None
     if args.capacity is not None:
-        capacity = word_count(args.capacity, args.word_bits, "--capacity")
-        with progress_bar("searching block orders and tiles") as tick:
-            result = chimera.search(ops, capacity, progress=tick, model=model, perfect=args.perfect)
-        if args.order is None:
-            return result
-    if args.order is None:
-        raise InputError("--chimera needs --order (with optional --tiles) or --capacity", "--order")
-    tiles = {}
-    if args.tiles:
-        tiles = parse_assignments(args.tiles.split(","), "--tiles")
-    one = chimera.evaluate_order(ops, chimera.parse_order(args.order, loops), tiles, model)
-    if args.capacity is not None:
-        one["best"] = result["best"]
-        one["capacity"] = result["capacity"]
-        one["perfect"] = result["perfect"]
-        one["evaluated"] = result.get("evaluated")
-    return one
+        capacity = word_count(args.capacity, word_bits, "--capacity")
+    tiles = parse_assignments(args.tiles.split(","), "--tiles") if args.tiles else {}
+    return ChimeraOptions(model, args.order, tiles, capacity, args.perfect)
 
 
-def _area_constants(args: argparse.Namespace, arch, word_bits: int) -> dict | None:
-    """The MAC and per-byte areas of the area split, or None without --area-mm2."""
-    from tenet.bounds.snowcat import area_constants
-    from tenet.model.components import check_node
+def area_options(args: argparse.Namespace, arch, word_bits: int):
+    """The area split's options (`AreaOptions`), or None without --area-mm2."""
+    from tenet.bounds.fusion_study import AreaOptions
 
     given = [
         f
@@ -168,60 +141,19 @@ def _area_constants(args: argparse.Namespace, arch, word_bits: int) -> dict | No
         raise InputError(f"must be positive, got {args.area_mm2}", "--area-mm2")
     if args.bandwidth_gbps is None or args.bandwidth_gbps <= 0:
         raise InputError("the area split needs a positive --bandwidth-gbps", "--bandwidth-gbps")
-    if args.technology is not None:
-        check_node(args.technology, "--technology", None)
-    # --technology wins over the arch's components; the area flags win over both.
-    components = arch.components if arch is not None and args.technology is None else None
-    constants = area_constants(
-        components, args.technology, word_bits, args.mac_area_um2, args.byte_area_um2
-    )
+    constants = area_constants_of(args, arch, word_bits)
     if constants is None:
         raise InputError(
             "the area split needs the MAC and byte areas: --technology NM, an -a arch with "
             "technology:, or --mac-area-um2 and --byte-area-um2",
             "--area-mm2",
         )
-    return constants
+    return AreaOptions(args.area_mm2, args.bandwidth_gbps, constants)
 
 
-def run(args: argparse.Namespace) -> int:
-    from tenet.bounds.chain import load_chain
-    from tenet.bounds.fusion import fuse, fusion_report
-    from tenet.bounds.fusion_uneven import add_to_report, uneven_front
-    from tenet.bounds.snowcat import hierarchy_report, word_count
-    from tenet.formats.presets import resolve_arch, resolve_workload
-    from tenet.model.arch import load_arch
-    from tenet.report.fusion import chimera_text, default_sizes, fuse_tables, fusion_plot
-    from tenet.report.progress import progress_bar
-    from tenet.report.serial import to_json
-    from tenet.report.tables import render_tables
-
-    overrides = parse_sets(args.set)
-    chain = load_chain(resolve_workload(args.workload), overrides)
-    if args.word_bits is not None:
-        if args.word_bits < 1:
-            raise InputError(f"must be positive, got {args.word_bits}", "--word-bits")
-        chain.word_bits = args.word_bits
-    else:
-        args.word_bits = chain.word_bits
-    if args.chimera:
-        if args.area_mm2 is not None:
-            raise InputError("the area split does not go with --chimera", "--area-mm2")
-        if args.space != "templates":
-            raise InputError("--space uneven does not go with --chimera", "--space")
-        report = _chimera(args, chain)
-        if args.format == "json":
-            emit(to_json(report) + "\n", args.output)
-        else:
-            emit(chimera_text(report), args.output)
-        warnings_to_stderr(
-            [*(report.get("warnings") or ()), *(report.get("best", {}).get("warnings") or ())],
-            args,
-        )
-        return 0
-    if args.order or args.tiles or args.capacity:
-        raise InputError("--order, --tiles and --capacity go with --chimera", "--chimera")
-    names = [s.strip() for s in args.templates.split(",") if s.strip()]
+def strategy_names(text: str) -> tuple[str, ...]:
+    """`--templates ffmt,flat`: known strategy names, at least one."""
+    names = tuple(s.strip() for s in text.split(",") if s.strip())
     for name in names:
         if name not in STRATEGIES:
             raise InputError(
@@ -231,54 +163,60 @@ def run(args: argparse.Namespace) -> int:
             )
     if not names:
         raise InputError("give at least one strategy", "--templates")
-    arch = load_arch(resolve_arch(args.arch)) if args.arch else None
-    if arch is not None and not arch.levels and arch.components is None:
-        raise InputError(
-            "the arch has no 'levels' (a memory hierarchy) and no 'technology:'/'components:'",
-            arch.source,
-            "levels",
-        )
-    constants = _area_constants(args, arch, chain.word_bits)
+    return names
+
+
+def options_of(args: argparse.Namespace, chain):
+    """The study's options (`FusionOptions`) of the flags, checked."""
+    from tenet.bounds.fusion_study import FusionOptions
+    from tenet.bounds.snowcat import word_count
+
+    if args.order or args.tiles or args.capacity:
+        raise InputError("--order, --tiles and --capacity go with --chimera", "--chimera")
+    names = strategy_names(args.templates)
+    arch = load_study_arch(args.arch)
+    area = area_options(args, arch, chain.word_bits)
     if args.space == "uneven" and args.buffer_rule != "live":
         raise InputError("--space uneven counts the live buffer only", "--buffer-rule")
-    texts = [t.strip() for text in args.at for t in text.split(",")]
-    if any(not t for t in texts):
-        raise InputError("an empty size (write --at 10MiB,257MiB)", "--at")
-    at = [(text, word_count(text, chain.word_bits)) for text in texts]
-    with progress_bar("fusing the chain") as tick:
-        result = fuse(
-            chain,
-            names[0],
-            tuple(names[1:]),
-            not args.no_segmentation,
-            progress=tick,
-            rule=args.buffer_rule,
-        )
-    uneven = None
-    if args.space == "uneven":
-        with progress_bar("searching the uneven space") as tick:
-            uneven = uneven_front(chain, not args.no_segmentation, progress=tick)
-    report = fusion_report(result, at)
-    if not at and args.format == "table":
-        at = default_sizes(report)
-        report = fusion_report(result, at)
-    add_to_report(report, chain, uneven, at)
-    if constants is not None:
-        from tenet.bounds.snowcat import fused_area_split
+    texts = at_sizes(args.at)
+    return FusionOptions(
+        strategies=names,
+        segmentation=not args.no_segmentation,
+        space=args.space,
+        buffer_rule=args.buffer_rule,
+        at=tuple((text, word_count(text, chain.word_bits)) for text in texts),
+        default_at=args.format == "table",
+        levels=tuple(arch.levels) if arch is not None and arch.levels else (),
+        macs_per_cycle=args.macs_per_cycle,
+        clock_ghz=args.clock_ghz,
+        area=area,
+    )
 
-        report["area_split"] = fused_area_split(
-            report, args.area_mm2, constants, args.bandwidth_gbps, args.clock_ghz
+
+def run(args: argparse.Namespace) -> int:
+    from tenet.bounds.chain import load_chain
+    from tenet.bounds.fusion_study import chimera_study, fusion_study
+    from tenet.formats.presets import resolve_workload
+    from tenet.report.fusion import chimera_text, fuse_tables, fusion_plot
+    from tenet.report.progress import progress_bar
+    from tenet.report.serial import to_json
+    from tenet.report.tables import render_tables
+
+    chain = load_chain(resolve_workload(args.workload), parse_sets(args.set))
+    if args.word_bits is not None:
+        chain.word_bits = check_word_bits(args.word_bits)
+    if args.chimera:
+        report = chimera_study(chain, chimera_options(args, chain.word_bits), progress_bar)
+        if args.format == "json":
+            emit(to_json(report) + "\n", args.output)
+        else:
+            emit(chimera_text(report), args.output)
+        warnings_to_stderr(
+            [*(report.get("warnings") or ()), *(report.get("best", {}).get("warnings") or ())],
+            args,
         )
-    if arch is not None and arch.levels:
-        front = report["best_segmentation"] or report["tiled"]
-        report["hierarchy"] = hierarchy_report(
-            front,
-            arch.levels,
-            chain.word_bits,
-            sum(chain.size_of(e.ranks) for e in chain.einsums if not e.elementwise),
-            args.macs_per_cycle,
-            args.clock_ghz,
-        )
+        return 0
+    report = fusion_study(chain, options_of(args, chain), progress_bar).to_dict()
     if args.plot:
         fusion_plot(report, args.plot)
     if args.format == "json":

@@ -19,28 +19,6 @@ def _bytes(words: int, word_bits: int) -> str:
     return ""
 
 
-def default_sizes(report: dict[str, Any]) -> list[tuple[str, int]]:
-    """Powers of two in bytes from the smallest to past the largest effectual buffer."""
-    word_bytes = report["word_bits"] / 8
-    fronts = [report[k] for k in ("unfused", "tiled", "best_segmentation") if report[k]]
-    if not fronts:
-        return []
-    low = min(f[0]["buffer"] for f in fronts) * word_bytes
-    high = max(f[-1]["buffer"] for f in fronts) * word_bytes
-    sizes, size = [], 1024
-    while size < low:
-        size *= 2
-    while size <= 2 * high:
-        sizes.append(size)
-        size *= 4
-    names = []
-    for s in sizes:
-        unit = next((u for u, v in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)) if s >= v), "B")
-        scale = {"GiB": 2**30, "MiB": 2**20, "KiB": 2**10, "B": 1}[unit]
-        names.append((f"{s // scale}{unit}", int(s // word_bytes)))
-    return names
-
-
 def fuse_tables(report: dict[str, Any]) -> list[Table]:
     """Summary, lookups at buffer sizes, the ski slope of the best segmentation (of tiled
     fusion when segmentations were not searched) and the memory hierarchy."""

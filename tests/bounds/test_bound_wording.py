@@ -16,8 +16,7 @@ from math import prod
 
 import pytest
 
-from tenet.bounds.slope import bounds_report
-from tenet.bounds.snowcat import evaluate, lookup, problem_from_einsum
+from tenet.bounds.snowcat import evaluate, front_of, problem_from_einsum
 
 from ..helpers import GEMM_OS_ARGS, run_cli
 
@@ -171,16 +170,16 @@ def cube(n: int) -> dict[str, int]:
 
 @pytest.fixture(scope="module")
 def front64():
-    return bounds_report(evaluate(problem_from_einsum(GEMM, cube(64))))["pareto"]
+    return front_of(evaluate(problem_from_einsum(GEMM, cube(64))))
 
 
 @pytest.fixture(scope="module")
 def front37():
-    return bounds_report(evaluate(problem_from_einsum(GEMM, cube(37))))["pareto"]
+    return front_of(evaluate(problem_from_einsum(GEMM, cube(37))))
 
 
 def snowcat(front, words: int) -> int:
-    return lookup(front, words)["accesses"]
+    return front.at(words).accesses
 
 
 def test_walk_counts_snowcat_mappings_like_bounds(front64):
@@ -192,7 +191,7 @@ def test_walk_counts_snowcat_mappings_like_bounds(front64):
     # outer m1=64 | tile m0=1 n0=64 k0=64 (the front's last point)
     nest = [loop("m"), hold("A"), hold("B"), hold("Z"), loop("n"), loop("k")]
     assert walk(nest, cube(n)) == (n * n + 2 * n, 3 * n * n)
-    assert (front64[-1]["buffer"], front64[-1]["accesses"]) == (n * n + 2 * n, 3 * n * n)
+    assert (front64[-1].buffer, front64[-1].accesses) == (n * n + 2 * n, 3 * n * n)
 
 
 def test_per_tensor_placement_beats_the_front_on_gemm_64(front64):
@@ -238,7 +237,7 @@ def test_per_tensor_small_tiles_beat_the_front_by_up_to_1_49(front64, a):
 
 def test_gemm_37_front_has_three_points(front37):
     n = 37
-    assert [(p["buffer"], p["accesses"]) for p in front37] == [
+    assert [(p.buffer, p.accesses) for p in front37] == [
         (3, 2 * n**3 + n * n),
         (n + n + 1, n**3 + 2 * n * n),
         (n * n + 2 * n, 3 * n * n),

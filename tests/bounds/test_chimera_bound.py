@@ -10,7 +10,7 @@ import pytest
 
 from tenet.bounds import chimera
 from tenet.bounds.chain import build_chain, load_chain
-from tenet.bounds.fusion import fuse, read_front
+from tenet.bounds.fusion import fuse
 from tenet.errors import InputError
 from tenet.formats.presets import resolve_workload
 
@@ -18,9 +18,9 @@ from tenet.formats.presets import resolve_workload
 def lowest_front(result, words):
     """The least accesses any front (unfused, untiled, tiled, segmented) reaches at `words`."""
     values = [
-        point["accesses"]
+        point.accesses
         for front in (result.unfused, result.untiled, result.tiled, result.best_segmentation)
-        if (point := read_front(front, words)) is not None
+        if (point := front.at(words)) is not None
     ]
     return min(values) if values else None
 
@@ -98,7 +98,7 @@ def test_whole_tiles_reach_the_fused_minimum():
     one = chimera.evaluate_order(ops, chimera.parse_order("hmlkn", list(chain.sizes)), {})
     h, t, e = 12, 512, 64
     assert one["dv"] == 4 * h * t * e  # Q, K, V, O
-    assert fuse(chain, segment=False).tiled[-1]["accesses"] == one["dv"]
+    assert fuse(chain, segment=False).tiled[-1].accesses == one["dv"]
 
 
 def test_cli_json_contract(capsys):

@@ -9,13 +9,13 @@ import json
 import pytest
 
 from tenet.bounds.chain import build_chain, load_chain
+from tenet.bounds.front import Front, FrontPoint
 from tenet.bounds.fusion import (
     algorithmic_minima,
     choices,
     compositions,
     fuse,
     product_shape,
-    read_front,
     snowcat_front,
     step_sum,
     tiled_front,
@@ -40,7 +40,7 @@ def small_chain(m=8, k=4, n=4, p=4):
 
 
 def points(front):
-    return [(p["buffer"], p["accesses"]) for p in front]
+    return [(p.buffer, p.accesses) for p in front]
 
 
 # --- a loop-nest simulation of one product under a template ------------------------------
@@ -150,19 +150,21 @@ def test_unfused_is_the_step_sum_of_each_einsums_own_slope():
     ):
         result = evaluate(problem_from_einsum(text, shape))
         slopes.append(
-            [
-                {"buffer": int(result.buffer[i]), "accesses": int(result.accesses[i])}
-                for i in result.front.tolist()
-            ]
+            Front(
+                tuple(
+                    FrontPoint(int(result.buffer[i]), int(result.accesses[i]))
+                    for i in result.front.tolist()
+                )
+            )
         )
     expected = step_sum(slopes)
     result = fuse(chain, segment=False)
     assert points(result.unfused) == points(expected)
     # At every size the sum of the two slopes read there.
     for size in range(3, 30):
-        got = read_front(result.unfused, size)
-        want = sum(read_front(s, size)["accesses"] for s in slopes)
-        assert got["accesses"] == want
+        got = result.unfused.at(size)
+        want = sum(s.at(size).accesses for s in slopes)
+        assert got.accesses == want
 
 
 def test_merged_ranks_give_the_same_slope_as_separate_ranks():
@@ -188,11 +190,11 @@ def test_segmentation_count_and_best_is_never_worse():
     result = fuse(small_chain())
     assert result.segmentations == 2
     for size in range(3, 60):
-        best = read_front(result.best_segmentation, size)
+        best = result.best_segmentation.at(size)
         for other in (result.unfused, result.tiled, result.untiled):
-            point = read_front(other, size)
+            point = other.at(size)
             if point is not None:
-                assert best is not None and best["accesses"] <= point["accesses"]
+                assert best is not None and best.accesses <= point.accesses
 
 
 def test_fronts_fall_strictly():
@@ -205,7 +207,7 @@ def test_fronts_fall_strictly():
         *result.strategies.values(),
     ):
         for a, b in itertools.pairwise(front):
-            assert a["buffer"] < b["buffer"] and a["accesses"] > b["accesses"]
+            assert a.buffer < b.buffer and a.accesses > b.accesses
 
 
 # --- GPT-3 shapes: closed forms and the published findings ----------------------------------
@@ -219,10 +221,10 @@ def ffn():
 def test_ffn_minima_closed_forms(ffn):
     tokens, d, f = 32768, 4096, 16384
     fused_min = 2 * tokens * d + 2 * d * f  # X, Y, W1, W2
-    assert ffn.tiled[-1]["accesses"] == fused_min == 402_653_184
+    assert ffn.tiled[-1].accesses == fused_min == 402_653_184
     # M0 = 1, weights resident (d*f each) plus one token's row pair: d + f.
-    assert ffn.tiled[-1]["buffer"] == 2 * d * f + d + f
-    assert ffn.unfused[-1]["accesses"] == fused_min + 2 * tokens * f  # H written and read
+    assert ffn.tiled[-1].buffer == 2 * d * f + d + f
+    assert ffn.unfused[-1].accesses == fused_min + 2 * tokens * f  # H written and read
 
 
 def test_ffn_live_front_holds_the_shared_loop_tiles(ffn):
@@ -234,8 +236,8 @@ def test_ffn_live_front_holds_the_shared_loop_tiles(ffn):
     for m0 in (2048, 4096, 8192, 16384):
         buffer = 2 * m0 * d + m0 + 1
         accesses = 2 * tokens * d + 2 * (tokens // m0) * d * f
-        assert read_front(ffn.tiled, buffer)["accesses"] <= accesses
-        assert read_front(ffn.tiled, buffer - 1)["accesses"] > accesses
+        assert ffn.tiled.at(buffer).accesses <= accesses
+        assert ffn.tiled.at(buffer - 1).accesses > accesses
 
 
 def test_ffn_paper_rule_matches_the_paper_shape():
@@ -243,7 +245,7 @@ def test_ffn_paper_rule_matches_the_paper_shape():
 
     def ratio(mib):
         words = int(mib * MIB_WORDS)
-        return read_front(ffn.unfused, words)["accesses"] / read_front(ffn.tiled, words)["accesses"]
+        return ffn.unfused.at(words).accesses / ffn.tiled.at(words).accesses
 
     # Orojenesis Fig. 18: fusion worse than unfused below ~10 MB, up to 3.7x above 256 MB.
     assert ratio(4) < 1 and ratio(8) < 1
@@ -257,16 +259,16 @@ def test_attention_flash_and_flat_meet_at_the_kv_footprint():
     flat, flash, ffmt = result.tiled, result.strategies["flash"], result.strategies["ffmt"]
     b, t, h, e = 16, 2048, 32, 128
     minimum = 4 * b * t * h * e  # Q, K, V, C once each
-    assert flat[-1]["accesses"] == flash[-1]["accesses"] == ffmt[-1]["accesses"] == minimum
+    assert flat[-1].accesses == flash[-1].accesses == ffmt[-1].accesses == minimum
     # One query row of all heads; the K and V of one sequence stay (2 * t*h*e), plus the
     # largest row pair: h*e in, t*h scores out.
-    assert flat[-1]["buffer"] == flash[-1]["buffer"] == 2 * t * h * e + h * e + t * h
+    assert flat[-1].buffer == flash[-1].buffer == 2 * t * h * e + h * e + t * h
     # The FlashAttention-2 order (ffmt) moves K and V once with a whole sequence of queries
     # per tile: its Q and output tiles (t*h*e each) stay across the key loop, with one
     # column of scores (t*h) and one streamed word.
-    assert ffmt[-1]["buffer"] == 2 * t * h * e + t * h + 1
+    assert ffmt[-1].buffer == 2 * t * h * e + t * h + 1
     at16 = 16 * MIB_WORDS
-    gain = read_front(flat, at16)["accesses"] / read_front(flash, at16)["accesses"]
+    gain = flat.at(at16).accesses / flash.at(at16).accesses
     assert gain > 4  # the paper: more than 6x with one K/V slab counted (docs/fusion.md)
 
 
@@ -274,24 +276,21 @@ def test_gpt3_block_minimum_holds_every_weight():
     result = fuse(load_chain(resolve_workload("gpt3-6.7b-block")))
     assert result.segmentations == 32 + 1 + 1
     minima = algorithmic_minima(result.chain)
-    assert result.best_segmentation[-1]["accesses"] == minima["fused"]
-    assert result.unfused[-1]["accesses"] == minima["unfused"]
+    assert result.best_segmentation[-1].accesses == minima["fused"]
+    assert result.unfused[-1].accesses == minima["unfused"]
     # At the fused minimum every weight of the six-product run is reused by every row, so all
     # stay: W_q and W_o (d x d), one sequence's K and V (t x d each), W1 and W2 (d x f); plus
     # the largest row pair, a query row in (d) and its scores out (t x heads).
     d, f, t, heads = 4096, 16384, 2048, 32
     weights = 2 * d * d + 2 * t * d + 2 * d * f
-    assert result.best_segmentation[-1]["buffer"] == weights + d + t * heads
+    assert result.best_segmentation[-1].buffer == weights + d + t * heads
 
 
 @pytest.mark.slow
 def test_gpt3_block_paper_rule_published_shape():
     result = fuse(load_chain(resolve_workload("gpt3-6.7b-block")), rule="paper")
     words = 50 * MIB_WORDS
-    gain = (
-        read_front(result.unfused, words)["accesses"]
-        / read_front(result.best_segmentation, words)["accesses"]
-    )
+    gain = result.unfused.at(words).accesses / result.best_segmentation.at(words).accesses
     assert gain >= 2.5  # the paper: 2.5x at 50 MB
 
 

@@ -230,20 +230,20 @@ def test_issue_example_fronts_are_attainable():
     problems = []
     for front_name in ("tiled", "best_segmentation"):
         for point in getattr(result, front_name):
-            if point["buffer"] > 1024:
+            if point.buffer > 1024:
                 continue
-            parts = point.get("parts", [point])
+            parts = point.pieces
             for part in parts:
-                plan = part.get("plan")
+                plan = part.source
                 if plan is None:
                     continue
                 if plan not in traces:
                     traces[plan] = trace_plan(chain, [0, 1], plan)
                 trace = traces[plan]
-                where = f"{front_name} ({point['buffer']}, {point['accesses']}) {describe(plan)}"
-                if trace.peak > point["buffer"]:
+                where = f"{front_name} ({point.buffer}, {point.accesses}) {describe(plan)}"
+                if trace.peak > point.buffer:
                     problems.append(f"{where}: trace peak {trace.peak}")
-                if len(parts) == 1 and trace.traffic != point["accesses"]:
+                if len(parts) == 1 and trace.traffic != point.accesses:
                     problems.append(f"{where}: trace traffic {trace.traffic}")
                 if trace.violation_count:
                     problems.append(f"{where}: {trace.violations[:1]}")
@@ -251,8 +251,8 @@ def test_issue_example_fronts_are_attainable():
     assert not problems, "\n".join(problems)
     # The issue's point: 40,960 accesses need more than 1,024 words.
     for point in result.tiled:
-        if point["buffer"] <= 1024:
-            assert point["accesses"] != 40_960, point
+        if point.buffer <= 1024:
+            assert point.accesses != 40_960, point
     # The issue's mapping: M0=16, [TiledKN K0=32 N0=1, TiledNK K0=1 N0=32], both streamed,
     # needs 512 + 512 + 16 + 1 words (test_trace_key_ffn_example).
     key = [

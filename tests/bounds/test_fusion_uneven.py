@@ -12,7 +12,7 @@ from math import isqrt
 import pytest
 
 from tenet.bounds.chain import build_chain, load_chain
-from tenet.bounds.fusion import fuse, product_shape, read_front, segment_plans
+from tenet.bounds.fusion import fuse, product_shape, segment_plans
 from tenet.bounds.fusion_uneven import (
     Mapping,
     build_nest,
@@ -518,9 +518,7 @@ def test_template_plans_have_the_same_costs_in_the_space(name, segment, strategy
 def below_everywhere(low, high):
     """`low` is at or below `high` at every buffer size where `high` has a point."""
     return all(
-        read_front(low, p["buffer"]) is not None
-        and read_front(low, p["buffer"])["accesses"] <= p["accesses"]
-        for p in high
+        low.at(p.buffer) is not None and low.at(p.buffer).accesses <= p.accesses for p in high
     )
 
 
@@ -591,7 +589,7 @@ def test_uneven_without_segmentation_is_never_above_tiled():
 
 def test_uneven_beats_tiled_somewhere_on_the_ffn(preset_fronts):
     _chain, result, uneven = preset_fronts["gpt3-ffn"]
-    assert any(read_front(uneven, p["buffer"])["accesses"] < p["accesses"] for p in result.tiled)
+    assert any(uneven.at(p.buffer).accesses < p.accesses for p in result.tiled)
 
 
 @pytest.mark.parametrize("name", PRESETS)
@@ -607,7 +605,7 @@ def test_every_front_is_above_the_chain_floor(preset_fronts, name):
     ]
     for front in fronts:
         for p in front:
-            assert p["accesses"] >= chain_lower_bound(chain, p["buffer"])
+            assert p.accesses >= chain_lower_bound(chain, p.buffer)
 
 
 def test_random_chains_uneven_below_tiled_and_above_floor():
@@ -626,7 +624,7 @@ def test_random_chains_uneven_below_tiled_and_above_floor():
             uneven,
         ):
             for p in front:
-                assert p["accesses"] >= chain_lower_bound(chain, p["buffer"])
+                assert p.accesses >= chain_lower_bound(chain, p.buffer)
 
 
 @pytest.mark.slow
@@ -638,7 +636,7 @@ def test_block_uneven_below_tiled_and_above_floor():
     assert below_everywhere(uneven, result.best_segmentation)
     for front in (result.unfused, result.tiled, result.best_segmentation, uneven):
         for p in front:
-            assert p["accesses"] >= chain_lower_bound(chain, p["buffer"])
+            assert p.accesses >= chain_lower_bound(chain, p.buffer)
 
 
 # --- the floor --------------------------------------------------------------------------

@@ -1,0 +1,113 @@
+"""Flags that `tenet bounds` and `tenet fuse` share: buffer sizes to read fronts at, word
+size, the arch's memory levels, compute rate and the area split; and their checks."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from tenet.errors import InputError
+
+
+def add_lookup_flags(group: Any, what: str, word_bits_from: str) -> None:
+    """`--at`, `--word-bits`, `-a`; `what` names the fronts read ("every front"),
+    `word_bits_from` where the word size comes from without the flag ("the chain's")."""
+    group.add_argument(
+        "--at",
+        action="append",
+        default=[],
+        metavar="SIZE[,SIZE...]",
+        help=f"read {what} at buffer sizes: words, or bytes with a unit (64KiB, 1MiB, 16MB); "
+        "repeatable or comma-separated",
+    )
+    group.add_argument(
+        "--word-bits",
+        type=int,
+        default=None,
+        help=f"bits per word (default: {word_bits_from}, else 16)",
+    )
+    group.add_argument(
+        "-a",
+        "--arch",
+        metavar="FILE",
+        help="arch with memory 'levels' (the front and the time between each pair of levels) "
+        "or 'technology:'/'components:' (the areas of the area split)",
+    )
+
+
+def add_compute_flags(group: Any) -> None:
+    """`--macs-per-cycle` and `--clock-ghz`."""
+    group.add_argument("--macs-per-cycle", type=float, help="peak MACs per cycle (compute time)")
+    group.add_argument("--clock-ghz", type=float, default=1.0, help="clock in GHz (default 1)")
+
+
+def add_area_flags(group: Any) -> None:
+    """The area split: `--area-mm2`, `--bandwidth-gbps` and where the areas come from."""
+    group.add_argument("--area-mm2", type=float, help="chip area to split between buffer and MACs")
+    group.add_argument("--bandwidth-gbps", type=float, help="backing-store bandwidth in GB/s")
+    group.add_argument(
+        "--mac-area-um2",
+        type=float,
+        help="area of one MAC in um^2 (default: from --technology, else the -a arch's "
+        "technology:/components:)",
+    )
+    group.add_argument(
+        "--byte-area-um2",
+        type=float,
+        help="area of one buffer byte in um^2 (default: from --technology, else the -a arch's "
+        "technology:/components:)",
+    )
+    group.add_argument(
+        "--technology",
+        type=int,
+        metavar="NM",
+        help="MAC and per-byte buffer areas from the built-in component library at this node "
+        "(docs/components.md); without it, from the -a arch's technology:/components:",
+    )
+
+
+def at_sizes(items: list[str]) -> list[str]:
+    """`--at` values, repeated or comma-separated, in the order given."""
+    sizes = [text.strip() for item in items for text in item.split(",")]
+    for text in sizes:
+        if not text:
+            raise InputError(f"empty size in {','.join(items)!r}", "--at")
+    return sizes
+
+
+def check_word_bits(word_bits: int) -> int:
+    if word_bits < 1:
+        raise InputError(f"must be positive, got {word_bits}", "--word-bits")
+    return word_bits
+
+
+def load_study_arch(path: str | None):
+    """The -a arch, which must have memory levels or component areas; None without -a."""
+    from tenet.formats.presets import resolve_arch
+    from tenet.model.arch import load_arch
+
+    if not path:
+        return None
+    arch = load_arch(resolve_arch(path))
+    if not arch.levels and arch.components is None:
+        raise InputError(
+            "the arch has no 'levels' (a memory hierarchy) and no 'technology:'/'components:'",
+            arch.source,
+            "levels",
+        )
+    return arch
+
+
+def area_constants_of(args: argparse.Namespace, arch, word_bits: int) -> dict | None:
+    """The MAC and per-byte buffer areas of the area split, each `{value, unit, source}`:
+    the area flags, else --technology, else the arch's components; None when one is unknown."""
+    from tenet.bounds.snowcat import area_constants
+    from tenet.model.components import check_node
+
+    if args.technology is not None:
+        check_node(args.technology, "--technology", None)
+    # --technology wins over the arch's components; the area flags win over both.
+    components = arch.components if arch is not None and args.technology is None else None
+    return area_constants(
+        components, args.technology, word_bits, args.mac_area_um2, args.byte_area_um2
+    )
