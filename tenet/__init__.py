@@ -21,8 +21,8 @@ __version__ = "0.1.0"
 
 #: Public name -> the module that defines it.
 _PUBLIC = {
-    "Analysis": "tenet.model.metrics",
-    "analyze": "tenet.model.metrics",
+    "Analysis": "tenet.model.results",
+    "analyze": "tenet.model.counting",
     "Arch": "tenet.model.arch",
     "Link": "tenet.model.arch",
     "load_arch": "tenet.model.arch",

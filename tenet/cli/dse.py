@@ -84,8 +84,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tenet.explore.dse import emit as emit_dataflows
-    from tenet.explore.dse import explore
+    from tenet.explore.dse import explore, write_dataflows
     from tenet.formats.presets import resolve_arch, resolve_workload
     from tenet.formats.workloads import load_any_workload
     from tenet.model.arch import load_arch
@@ -119,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         with progress_bar("exploring dataflows") as tick:
             report = explore(workload, arch, objectives, progress=tick, **options)
         if args.emit:
-            emit_dataflows(report.pareto, args.emit)
+            write_dataflows(report.pareto, args.emit)
     if args.format == "json":
         emit(to_json(report.to_dict()) + "\n", args.output)
     else:
@@ -129,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_dse_network(args: argparse.Namespace, objectives: tuple[str, ...], options: dict) -> int:
     """`dse -n NETWORK`: a front per distinct layer and the network front."""
-    from tenet.explore.dse import emit_network, explore_network
+    from tenet.explore.dse import explore_network, write_network_dataflows
     from tenet.explore.network import load_network
     from tenet.formats.presets import resolve_arch
     from tenet.model.arch import load_arch
@@ -145,7 +144,7 @@ def run_dse_network(args: argparse.Namespace, objectives: tuple[str, ...], optio
         with progress_bar("exploring dataflows per layer") as tick:
             report = explore_network(network, arch, objectives, progress=tick, **options)
         if args.emit:
-            emit_network(report, args.emit)
+            write_network_dataflows(report, args.emit)
     if args.format == "json":
         emit(to_json(report.to_dict()) + "\n", args.output)
     else:

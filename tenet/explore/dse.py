@@ -987,12 +987,12 @@ def _plain(value: int | Fraction) -> int | float:
     return float(value) if isinstance(value, Fraction) else value
 
 
-def emit_network(result: NetworkDseResult, directory: str | Path) -> list[Path]:
+def write_network_dataflows(result: NetworkDseResult, directory: str | Path) -> list[Path]:
     """Each layer's front in `DIR/<layer>/dse-001.yaml`, ...; the paths written."""
     paths = []
     for layer in result.layers:
         folder = re.sub(r"[^A-Za-z0-9_.-]", "_", layer.layer)
-        paths += emit(layer.result.pareto, Path(directory) / folder)
+        paths += write_dataflows(layer.result.pareto, Path(directory) / folder)
     return paths
 
 
@@ -1019,7 +1019,7 @@ def dataflow_yaml(entry: FrontEntry) -> str:
     return text
 
 
-def emit(front: Sequence[FrontEntry], directory: str | Path) -> list[Path]:
+def write_dataflows(front: Sequence[FrontEntry], directory: str | Path) -> list[Path]:
     """Write each front entry as `DIR/<name>.yaml` (dse-001.yaml, ...); the paths written."""
     folder = Path(directory)
     if folder.exists() and not folder.is_dir():
@@ -1038,10 +1038,17 @@ def emit(front: Sequence[FrontEntry], directory: str | Path) -> list[Path]:
     return paths
 
 
+#: The old names of `write_dataflows` and `write_network_dataflows` (they write YAML files,
+#: unlike `tenet.cli.common.emit`, which writes text), kept for one release.
+emit = write_dataflows
+emit_network = write_network_dataflows
+
 __all__ = [
     "dominates",
     "emit",
     "enumerate_dataflows",
     "explore",
     "pareto_indices",
+    "write_dataflows",
+    "write_network_dataflows",
 ]

@@ -12,7 +12,7 @@ from typing import Any
 
 from tenet.errors import InputError
 from tenet.execution import run_tasks
-from tenet.explore.layers import Layer, Network
+from tenet.explore.network_spec import Layer, Network
 from tenet.formats.presets import preset_names, resolve_dataflow, resolve_network, resolve_workload
 from tenet.model.arch import Arch
 from tenet.model.checks import example_point

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tenet.errors import InputError
-from tenet.explore.layers import Layer, Network
+from tenet.explore.network_spec import Layer, Network
 
 #: Node types that become layers; the rest (activations, pooling, ...) do no MACs we model.
 IMPORTED_OPS = ("Conv", "Gemm", "MatMul")

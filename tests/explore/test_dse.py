@@ -13,7 +13,14 @@ import pytest
 
 from tenet import analyze, load_arch, load_dataflow, load_workload, simulate
 from tenet.analysis.validate import validate
-from tenet.explore.dse import candidates, design_space, emit, enumerate_dataflows, explore
+from tenet.explore.dse import (
+    candidates,
+    design_space,
+    emit,
+    enumerate_dataflows,
+    explore,
+    write_dataflows,
+)
 from tenet.model.dataflow import Dataflow
 from tenet.util.isl_util import parse_union_map, sets_of
 
@@ -78,7 +85,7 @@ def cube_front(tmp_path_factory):
     """dse on the 16^3 GEMM and the 4x4 systolic array, every tie kept, front emitted."""
     directory = tmp_path_factory.mktemp("front")
     report = explore(gemm(CUBE_16), load_arch(SYSTOLIC_4X4), keep_ties=True)
-    paths = emit(report.pareto, directory)
+    paths = write_dataflows(report.pareto, directory)
     return report.to_dict(), paths
 
 
@@ -486,3 +493,11 @@ def test_dask_cluster_gives_the_same_front_as_the_local_run(dask_scheduler_addre
     again = explore(workload, arch, scheduler=dask_scheduler_address, journal=journal).to_dict()
     assert [p["notation"] for p in again["pareto"]] == [p["notation"] for p in local["pareto"]]
     assert journal.read_text().splitlines() == lines  # nothing re-run, nothing appended
+
+
+def test_emit_is_the_old_name_of_write_dataflows():
+    """`emit` and `emit_network` stay importable for one release, as the same functions."""
+    from tenet.explore import dse
+
+    assert emit is write_dataflows
+    assert dse.emit_network is dse.write_network_dataflows

@@ -15,7 +15,7 @@ import sympy
 from tenet import InputError, analyze, load_arch, load_dataflow, load_workload
 from tenet.analysis.symbolic import symbolic_analysis
 from tenet.bounds.snowcat import bound_at_capacity
-from tenet.explore.dse import emit, explore
+from tenet.explore.dse import explore, write_dataflows
 from tenet.explore.network import analyze_network, load_network
 from tenet.explore.objectives import OBJECTIVES, parse_objectives
 from tenet.model.components import technology_components
@@ -388,7 +388,7 @@ def test_library_errors_name_parameters_and_the_cli_flags(capsys):
         symbolic_analysis(workload, load_arch(SYSTOLIC_8X8), dataflow, fixed={"Q": 1})
     assert info.value.source == "fixed"
     with pytest.raises(InputError) as info:
-        emit([], __file__)
+        write_dataflows([], __file__)
     assert info.value.key == "directory"
     rc, _, err = run_cli(["dse", "-w", "gemm", "-a", "systolic-4x4", "--limit", "0"], capsys)
     assert rc == 2 and err.strip() == "tenet: error: --limit: must be positive, got 0"

@@ -1,0 +1,246 @@
+"""Counting: per-tensor volumes and whole-dataflow metrics, exactly (barvinok), into the
+results of `tenet.model.results`."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import islpy as isl
+
+from tenet.model.arch import Arch
+from tenet.model.checks import dataflow_warnings, idle_links, outside_array
+from tenet.model.cost import SideTrace, analysis_cost, read_back
+from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
+from tenet.model.levels import level_traffic, levels_dram_words
+from tenet.model.relations import SpaceTime, pe_conflict_chains, program_order
+from tenet.model.results import Analysis, Volumes, arch_constants
+from tenet.model.schedule_time import StepProfile, per_step_words, step_counts
+from tenet.model.workload import SIDES, Workload
+from tenet.util.isl_util import DEFAULT_MAX_OPERATIONS, count, operations_limit, simplify
+
+
+def links_for(arch: Arch, tensor: str, side: str) -> tuple[int, ...]:
+    """Indices of the links that may carry `tensor` on access side `side`."""
+    return tuple(n for n, link in enumerate(arch.links) if link.serves(tensor, side))
+
+
+def count_volumes(
+    space_time: SpaceTime,
+    access: isl.UnionMap,
+    temporal: isl.UnionMap,
+    link_relations: list[tuple[int, isl.UnionMap]],
+    spatial: isl.UnionMap,
+    used_links: set[int] | None = None,
+    size: Callable[[Any], Any] = count,
+    minus: Callable[[Any, Any], Any] = operator.sub,
+    fetched: list[isl.UnionMap] | None = None,
+    trace: SideTrace | None = None,
+    tidy: Callable[[Any], Any] = simplify,
+) -> Volumes:
+    """total = |A|; temporal = |A_D \\ (M_t;A_D)|; then each link, in order, serves what is
+    still unserved; unique = |A_D \\ (M;A_D)| is what no source serves;
+    spatial = |A_D ∩ (M_x;A_D)|. Links that could serve something join `used_links`.
+    `size` and `minus` count and subtract (barvinok's quasi-polynomials for symbolic counts).
+    The unique set A_D \\ (M;A_D) itself is appended to `fetched` when it is given; a
+    `trace` keeps A_D, the unique set, M_t and each link's (unserved before it, reach, M_l).
+    `tidy` rewrites each M;A_D without changing its points (default `simplify`)."""
+    assignment = space_time.data_assignment(access)
+
+    def reachable(rel: isl.UnionMap) -> isl.UnionMap:
+        return tidy(rel.apply_range(assignment))
+
+    remaining = assignment.subtract(reachable(temporal))
+    temporal_unique = left = size(remaining)
+    carried = {}
+    for index, rel in link_relations:
+        reach = reachable(rel)
+        if trace is not None:
+            trace.links[index] = (remaining, reach, rel)
+        if (
+            used_links is not None
+            and index not in used_links
+            and not assignment.intersect(reach).is_empty()
+        ):
+            used_links.add(index)
+        remaining = remaining.subtract(reach)
+        now = size(remaining)
+        carried[index], left = minus(left, now), now
+    if fetched is not None:
+        fetched.append(remaining)
+    if trace is not None:
+        trace.assignment, trace.unique, trace.temporal = assignment, remaining, temporal
+    return Volumes(
+        total=size(access),
+        unique=left,
+        temporal_unique=temporal_unique,
+        spatial_reuse=size(assignment.intersect(reachable(spatial))),
+        carried=carried,
+    )
+
+
+def tensor_volumes(
+    workload: Workload,
+    arch: Arch,
+    space_time: SpaceTime,
+    used_links: set[int] | None = None,
+    size: Callable[[Any], Any] = count,
+    minus: Callable[[Any, Any], Any] = operator.sub,
+    fetched: dict[str, list[isl.UnionMap]] | None = None,
+    traces: dict[tuple[str, str], SideTrace] | None = None,
+) -> dict[str, dict[str, Volumes | None]]:
+    """`count_volumes` of every tensor and side; the temporal, link and spatial relations
+    are built once and shared (a spatial relation per distinct set of links). With
+    `fetched` ({side: []}), each side's unique set joins the list of its side; with
+    `traces` ({}), each side's sets are kept under (tensor, side) for the cost model."""
+    temporal = space_time.temporal_relation()
+    link_relations = [space_time.link_relation(link) for link in arch.links]
+    spatial_cache: dict[tuple[int, ...], isl.UnionMap] = {}
+    volumes: dict[str, dict[str, Volumes | None]] = {}
+    for tensor in workload.tensors:
+        volumes[tensor] = {}
+        for side in SIDES:
+            access = workload.access(tensor, side)
+            if access is None:
+                volumes[tensor][side] = None
+                continue
+            links = links_for(arch, tensor, side)
+            if links not in spatial_cache:
+                spatial_cache[links] = space_time.spatial_relation([arch.links[n] for n in links])
+            trace = (
+                SideTrace() if traces is None else traces.setdefault((tensor, side), SideTrace())
+            )
+            volumes[tensor][side] = v = count_volumes(
+                space_time,
+                access,
+                temporal,
+                [(n, link_relations[n]) for n in links],
+                spatial_cache[links],
+                used_links,
+                size,
+                minus,
+                None if fetched is None else fetched[side],
+                trace,
+            )
+            if side == "write":
+                v.read_back = read_back(trace, size, minus)
+    return volumes
+
+
+def crowded_stamps(
+    space_time: SpaceTime, workload: Workload, macs_per_pe: int, instances: int, stamps: int
+) -> bool:
+    """Whether some (PE, step) holds more than macs_per_pe instances (exact)."""
+    if macs_per_pe == 1 or instances <= stamps:
+        return instances > stamps
+    return not pe_conflict_chains(
+        space_time.stamp_map, program_order(workload), macs_per_pe
+    ).is_empty()
+
+
+def analyze_bound(
+    workload: Workload,
+    arch: Arch,
+    bound: BoundDataflow,
+    dataflow_name: str,
+    max_operations: int = DEFAULT_MAX_OPERATIONS,
+    source: str | None = None,
+    per_step: bool = True,
+    profile: bool = False,
+    cost: bool | None = None,
+    dram_words: int | None = None,
+) -> Analysis:
+    """All counts for a dataflow already checked against its workload and arch; the
+    per-step numbers (`step_counts`) unless `per_step` is False; with `profile`, also
+    in(t) and out(t) piece by piece. With `cost` (None: when the arch has components),
+    energy in pJ and area in µm² (docs/energy.md), DRAM priced from `dram_words`."""
+    if cost is None:
+        cost = arch.components is not None
+    with operations_limit(max_operations, f"analyzing {dataflow_name!r}", source):
+        space_time = SpaceTime.of(bound, arch)
+        used_links: set[int] = set()
+        fetched: dict[str, list[isl.UnionMap]] = {side: [] for side in SIDES}
+        traces: dict[tuple[str, str], SideTrace] | None = {} if cost else None
+        volumes = tensor_volumes(
+            workload, arch, space_time, used_links, fetched=fetched, traces=traces
+        )
+        instances = count(workload.domain)
+        stamps = count(space_time.stamp_domain)
+        counted = steps = None
+        if per_step or profile:
+            words_in = per_step_words(fetched["read"])
+            words_out = per_step_words(fetched["write"])
+            memory = arch.memory
+            counted = step_counts(
+                space_time.time_domain,
+                words_in,
+                words_out,
+                memory.word_bits,
+                memory.bandwidth_bits,
+            )
+            steps = StepProfile.of(words_in, words_out) if profile else None
+        levels = level_traffic(workload, arch, bound, source)
+        return Analysis(
+            workload=workload.name,
+            arch=arch.name,
+            dataflow=dataflow_name,
+            instances=instances,
+            macs=instances * workload.macs_per_instance,
+            pe_count=arch.pe_count,
+            active_pes=count(space_time.space_domain),
+            time_steps=count(space_time.time_domain),
+            stamps=stamps,
+            volumes=volumes,
+            **arch_constants(arch),
+            warnings=dataflow_warnings(
+                outside_array(space_time),
+                arch,
+                workload,
+                instances,
+                stamps,
+                crowded_stamps(space_time, workload, arch.macs_per_pe, instances, stamps),
+            )
+            + idle_links(arch, used_links)
+            + [w for w in (level.warning() for level in levels) if w],
+            step_counts=counted,
+            profile=steps,
+            cost=None
+            if traces is None
+            else analysis_cost(
+                arch,
+                space_time,
+                volumes,
+                traces,
+                instances * workload.macs_per_instance,
+                dram_words if dram_words is not None else levels_dram_words(levels),
+            ),
+            levels=levels,
+        )
+
+
+def analyze(
+    workload: Workload,
+    arch: Arch,
+    dataflow: Dataflow,
+    max_operations: int = DEFAULT_MAX_OPERATIONS,
+    per_step: bool = True,
+    profile: bool = False,
+    cost: bool | None = None,
+) -> Analysis:
+    """All metrics of docs/metrics.md for one workload, arch and dataflow (without the
+    per-step ones when `per_step` is False; with in(t) and out(t) piece by piece when
+    `profile`; with energy in pJ and area in µm² when `cost`, by default when the arch
+    has components)."""
+    bound = bind_dataflow(dataflow, workload, arch)
+    return analyze_bound(
+        workload,
+        arch,
+        bound,
+        dataflow.name,
+        max_operations,
+        dataflow.source,
+        per_step,
+        profile,
+        cost=cost,
+    )

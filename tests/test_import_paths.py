@@ -1,0 +1,91 @@
+"""The old import paths of split or renamed modules keep giving the same objects
+(docs/architecture.md, "Names")."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+# old module -> {name: the module that defines it now}
+MOVED = {
+    "tenet.model.metrics": {
+        **dict.fromkeys(
+            [
+                "compute_delay",
+                "transfer_delay",
+                "latency",
+                "schedule_delay",
+                "overlapped_delay",
+                "utilization",
+                "avg_active_pes",
+                "reuse_factor",
+                "per_cycle",
+                "energy",
+                "ratio",
+                "fold",
+            ],
+            "tenet.model.formulas",
+        ),
+        **dict.fromkeys(
+            [
+                "TENSOR_FIELDS",
+                "SCHEDULE_TIME_KEYS",
+                "Accesses",
+                "Volumes",
+                "Analysis",
+                "SideVolumes",
+                "CostTotals",
+                "LevelTotal",
+                "Totals",
+                "ScheduleTotals",
+                "arch_constants",
+            ],
+            "tenet.model.results",
+        ),
+        **dict.fromkeys(
+            [
+                "links_for",
+                "count_volumes",
+                "tensor_volumes",
+                "crowded_stamps",
+                "analyze_bound",
+                "analyze",
+            ],
+            "tenet.model.counting",
+        ),
+    },
+    "tenet.report.tables": {
+        **dict.fromkeys(
+            ["FULL_WIDTH", "fit_width", "repeat_columns", "render_tables", "fit_table"],
+            "tenet.report.layout",
+        ),
+        **dict.fromkeys(
+            ["SPACE_NAMES", "bounds_tables", "spaces_tables", "bound_table"],
+            "tenet.report.bounds_tables",
+        ),
+    },
+    "tenet.explore.layers": dict.fromkeys(("Layer", "Network"), "tenet.explore.network_spec"),
+}
+
+
+@pytest.mark.parametrize("old", sorted(MOVED))
+def test_old_module_gives_the_moved_objects(old):
+    module = importlib.import_module(old)
+    for name, new in MOVED[old].items():
+        assert getattr(module, name) is getattr(importlib.import_module(new), name), name
+
+
+def test_renamed_functions_keep_their_old_names():
+    from tenet.explore import dse
+
+    assert dse.emit is dse.write_dataflows
+    assert dse.emit_network is dse.write_network_dataflows
+
+
+def test_package_exports_analysis_and_analyze():
+    import tenet
+    from tenet.model import counting, results
+
+    assert tenet.Analysis is results.Analysis
+    assert tenet.analyze is counting.analyze
