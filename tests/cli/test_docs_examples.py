@@ -630,6 +630,36 @@ def _check_untiled_line(capsys):
     assert untiled[-1]["accesses"] == minimum == 402_653_184
 
 
+def _check_raw_floor_rises(capsys):
+    from tenet.bounds.chain import load_chain
+    from tenet.bounds.fusion_uneven import chain_lower_bound, monotone_floors
+    from tenet.formats.presets import resolve_workload
+
+    chain = load_chain(resolve_workload("gpt3-ffn"))
+    assert chain_lower_bound(chain, 4_195_329) == 864_188_416
+    assert chain_lower_bound(chain, 4_196_353) == 864_350_208
+    assert monotone_floors(chain, [4_195_329, 4_196_353])[4_195_329] == 864_350_208
+
+
+FFN_TABLE_SIZES = ["1MiB", "4MiB", "10MiB", "32MiB", "48MiB", "128MiB", "257MiB"]
+
+
+def _check_ffn_uneven_table(capsys):
+    """fusion.md's `uneven` table of gpt3-ffn: each row as `--at` gives it."""
+    rc, out, err = run_cli(
+        ["fuse", "-w", "gpt3-ffn", "--space", "uneven", "--at", ",".join(FFN_TABLE_SIZES)]
+        + ["--format", "json"],
+        capsys,
+    )
+    assert rc == 0, err
+    page = (dx.ROOT / "docs/fusion.md").read_text()
+    keys = ("unfused", "tiled", "best_segmentation", "uneven", "lower_bound")
+    for row in json.loads(out)["at"]:
+        size = row["size"].replace("MiB", " MiB")
+        line = f"| {size} | " + " | ".join(f"{row[k]:,}" for k in keys) + " |"
+        assert line in page, line
+
+
 CLAIMS = [
     pytest.param(
         "docs/topologies.md",
@@ -677,6 +707,19 @@ CLAIMS = [
         "(536,887,297 words), where it falls to the fused minimum, 402,653,184 accesses.",
         _check_untiled_line,
         id="fusion-untiled-line",
+    ),
+    pytest.param(
+        "docs/fusion.md",
+        "(on `gpt3-ffn`, 864,188,416 at 4,195,329 words but 864,350,208 at 4,196,353)",
+        _check_raw_floor_rises,
+        id="fusion-floor-running-maximum",
+    ),
+    pytest.param(
+        "docs/fusion.md",
+        "| buffer | unfused | tiled | best segmentation | uneven | floor (any schedule) |",
+        _check_ffn_uneven_table,
+        id="fusion-ffn-uneven-table",
+        marks=pytest.mark.slow,
     ),
     pytest.param(
         "docs/fusion.md",
