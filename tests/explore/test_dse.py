@@ -142,6 +142,7 @@ def test_no_two_emitted_dataflows_are_equivalent(cube_front):
         assert not equivalent(a, b, workload), (a.name, b.name)
 
 
+@pytest.mark.slow
 def test_front_is_the_pareto_set_of_every_legal_candidate(tall_front):
     """Analyze every candidate here, without dse's Pareto code, and check both ways: no
     front member is dominated, and every legal candidate is dominated by or equal to one.
@@ -468,6 +469,7 @@ def test_illegal_candidates_are_counted_and_dropped(tmp_path):
         assert len(matches) == 1
 
 
+@pytest.mark.slow
 def test_dask_cluster_gives_the_same_front_as_the_local_run(dask_scheduler_address, tmp_path):
     """The issue's Dask test: a real scheduler and two workers on loopback, reached through
     scheduler="tcp://...", give the same evaluated/legal counts and front as the local run;
