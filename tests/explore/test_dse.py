@@ -377,6 +377,7 @@ def test_python_stamps_agree_with_the_isl_text(tmp_path):
             assert values == [(pe[0] + 3,), time], (candidate, i, j)
 
 
+@pytest.mark.slow
 def test_network_front_sums_the_layer_fronts(tmp_path, capsys):
     """Layers: the 8x8x32 GEMM twice (front by hand: (207, 70,333.44) and (271, 63,187.2),
     see test_two_point_front_by_hand) and the 16^3 GEMM run twice (one point: latency 335;

@@ -56,6 +56,7 @@ def test_family_counts_equal_direct_counts(network):
     assert len(symbolic["families"]) < counted
 
 
+@pytest.mark.slow
 def test_resnet50_families_are_few():
     net = load_network("resnet50")
     arch = load_arch(resolve_arch("systolic-8x8"))
