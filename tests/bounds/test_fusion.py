@@ -251,6 +251,7 @@ def test_ffn_paper_rule_matches_the_paper_shape():
     assert 3.6 < ratio(257) < 3.7
 
 
+@pytest.mark.slow
 def test_attention_flash_and_flat_meet_at_the_kv_footprint():
     chain = load_chain(resolve_workload("gpt3-attention"))
     result = fuse(chain, "flat", ("flash", "ffmt"), segment=False)

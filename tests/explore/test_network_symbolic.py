@@ -38,7 +38,13 @@ def same(a, b) -> bool:
     return a == b and type(a) is type(b)
 
 
-@pytest.mark.parametrize("network", [pytest.param("resnet50", marks=pytest.mark.slow), "alexnet"])
+@pytest.mark.parametrize(
+    "network",
+    [
+        pytest.param("resnet50", marks=pytest.mark.slow),
+        pytest.param("alexnet", marks=pytest.mark.slow),
+    ],
+)
 def test_family_counts_equal_direct_counts(network):
     net = load_network(network)
     arch = load_arch(resolve_arch("systolic-8x8"))
