@@ -547,9 +547,10 @@ def random_chain(rng):
     return build_chain("random", entries, sizes)
 
 
-# gpt3-ffn in the default run; the two attention presets (most of the time) with `-m slow`
+# with `-m slow` (the default run checks gpt3-ffn's whole report in
+# test_cli_json_has_uneven_and_the_floor, and small chains below)
 PRESETS = [
-    "gpt3-ffn",
+    pytest.param("gpt3-ffn", marks=pytest.mark.slow),
     pytest.param("gpt3-attention", marks=pytest.mark.slow),
     pytest.param("bert-attention", marks=pytest.mark.slow),
 ]
@@ -599,6 +600,7 @@ def test_uneven_without_segmentation_is_never_above_tiled():
         assert below_everywhere(uneven_front(chain, segment=False), fuse(chain).tiled)
 
 
+@pytest.mark.slow
 def test_uneven_beats_tiled_somewhere_on_the_ffn(preset_fronts):
     _chain, result, uneven = preset_fronts["gpt3-ffn"]
     assert any(read_front(uneven, p["buffer"])["accesses"] < p["accesses"] for p in result.tiled)
