@@ -88,9 +88,8 @@ SLOW = {
     ("docs/fusion.md", "tenet fuse -w gpt3-6.7b-block -a sn40l-like"),
     # The rest of the examples' time (issue 21: the default run stays under 150 s): every
     # example that took more than 2 s with a busy 2-core machine (load 11) runs with
-    # `-m slow`. The default run keeps the others, and at least one example of each page
-    # (fusion.md's `--chimera`, dse.md's `--emit front` and what reads it, networks.md's
-    # eyeriss error, symbolic.md's first command, execution.md's run_tasks snippet).
+    # `-m slow`. Of the others, tests/conftest.py keeps every third in the default run
+    # (THIN_DOCS); the rest run with `-m slow` too.
     (
         "docs/bounds.md",
         'tenet bounds --einsum "Z[m,n] += A[m,k] * B[k,n]" --shape m=4096,k=4096,n=4096',
