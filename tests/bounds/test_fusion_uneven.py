@@ -547,8 +547,7 @@ def random_chain(rng):
     return build_chain("random", entries, sizes)
 
 
-# with `-m slow` (the default run checks gpt3-ffn's whole report in
-# test_cli_json_has_uneven_and_the_floor, and small chains below)
+# with `-m slow` (the default run checks small chains below)
 PRESETS = [
     pytest.param("gpt3-ffn", marks=pytest.mark.slow),
     pytest.param("gpt3-attention", marks=pytest.mark.slow),
