@@ -21,6 +21,80 @@ TENET_DATA = Path(os.environ.get("TENET_DATA_DIR") or ROOT.parent / "shared" / "
 collect_ignore = [] if TENET_DATA.is_dir() else ["formats/test_tenet_data.py"]
 
 
+# --- the default run's budget (issue 21; docs/contributing.md) ------------------------------
+#
+# Large parametrized sweeps keep every THIN-th case in the default run; the other cases carry
+# the `slow` mark and run with `-m slow` (after the default set in .ci/run). Single heavy tests
+# in SLOW_TESTS move to the slow set the same way. Marks only: nothing is skipped.
+THIN = 4
+THINNED = {
+    "tests/analysis/test_engine_vs_simulator.py::test_preset_dataflows",
+    "tests/analysis/test_engine_vs_simulator.py::test_generated_dataflows",
+    "tests/analysis/test_engine_vs_simulator.py::test_link_options",
+    "tests/analysis/test_time_vs_simulator.py::test_random_skewed_and_quasi_affine",
+    "tests/analysis/test_time_vs_simulator.py::test_preset_dataflows_narrow_port",
+    "tests/formats/test_loopnest_kernels.py::test_random_kernels_equal_brute_force",
+    "tests/formats/test_loopnest_kernels.py::test_counts_equal_brute_force",
+    "tests/formats/test_loopnest_kernels.py::test_domains_relations_and_order_equal_brute_force",
+    "tests/formats/test_loopnest_import.py::test_yaml_round_trip",
+    "tests/formats/test_tenet_examples.py::test_experiment_equals_yaml_presets",
+    "tests/model/test_topologies.py::test_topology_matches_brute_force",
+    "tests/model/test_topologies.py::test_topology_window_override",
+    "tests/bounds/test_fusion_trace.py::test_every_plan_buffer_is_the_peak",
+}
+# docs examples beyond tests/cli/test_docs_examples.py's SLOW table: every third one (they are
+# sorted by page and line, so every page with three or more keeps at least one)
+THIN_DOCS = 3
+DOCS_EXAMPLES = {
+    "tests/cli/test_docs_examples.py::test_shell_example",
+    "tests/cli/test_docs_examples.py::test_python_example",
+}
+THINNED |= DOCS_EXAMPLES
+SLOW_TESTS = {
+    "tests/explore/test_network.py::test_cli_preset_by_name",
+    "tests/explore/test_network.py::test_local_processes_give_the_same_result",
+    "tests/explore/test_network.py::test_onnx_network_analyzes_end_to_end",
+    "tests/explore/test_network_symbolic.py::test_cli",
+    "tests/explore/test_dse.py::test_two_point_front_by_hand",
+    "tests/explore/test_dse.py::test_front_is_at_least_as_fast_as_skewed_output_stationary",
+    "tests/explore/test_dse.py::test_cli_limit_seed_repeatable",
+    "tests/explore/test_execution.py::test_dask_run_resumes_from_the_journal",
+    "tests/model/test_typed_results.py::test_dse_json_objectives_are_the_getters",
+    "tests/model/test_typed_results.py::test_explore_keeps_the_front_typed",
+    "tests/bounds/test_uneven.py::test_brute_force_imperfect_3x4x5",
+    "tests/bounds/test_uneven.py::test_imperfect_never_above_perfect",
+    "tests/bounds/test_fusion_uneven.py::test_cli_json_has_uneven_and_the_floor",
+    "tests/cli/test_rough_edges.py::test_commands_fit_an_80_column_terminal[fuse]",
+    "tests/cli/test_rough_edges.py::test_no_segmentation_prints_no_best_segmentation",
+    "tests/explore/test_network.py::test_cli_json_table_and_csv",
+    "tests/explore/test_execution.py::test_dask_cluster_gives_the_same_results_as_inline_and_pool",
+    "tests/explore/test_execution.py::test_an_unreachable_scheduler_is_bad_input",
+    "tests/formats/test_errors.py::test_deeply_nested_yaml",
+    "tests/bounds/test_uneven.py::test_every_point_at_or_above_the_lower_bound",
+}
+
+
+def _nodeid_key(item) -> str:
+    return item.nodeid.split("[")[0]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items) -> None:
+    """Mark the thinned sweep cases and SLOW_TESTS `slow` before `-m` selects."""
+    seen: dict[str, int] = {}
+    for item in items:
+        if item.nodeid in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)
+            continue
+        key = _nodeid_key(item)
+        if key not in THINNED or item.get_closest_marker("slow"):
+            continue
+        n = seen.get(key, 0)
+        seen[key] = n + 1
+        if n % (THIN_DOCS if key in DOCS_EXAMPLES else THIN):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_report_header(config) -> str:
     if TENET_DATA.is_dir():
         return f"TENET's published inputs: {TENET_DATA}"

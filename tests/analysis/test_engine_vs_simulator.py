@@ -104,15 +104,20 @@ ARCH_4x3 = {
 }
 
 
+SLOW_SHAPES = {"reverse-skew", "shared-stamps"}
+
+
 @pytest.mark.parametrize(
     "workload_name,shape,links",
-    list(
-        itertools.product(
+    [
+        # two of the four shapes in the default run, the other two with `-m slow`
+        pytest.param(*case, marks=[pytest.mark.slow] if case[1] in SLOW_SHAPES else [])
+        for case in itertools.product(
             sorted(set(SMALL) - {"mmc"}),
             ["skewed", "reverse-skew", "halves", "shared-stamps"],
             ["systolic", "mesh", "diagonal", "none"],
         )
-    ),
+    ],
 )
 def test_generated_dataflows(tmp_path, workload_name, shape, links):
     loops, workload = loops_of(workload_name)
@@ -153,7 +158,10 @@ LINK_OPTIONS = [
 @pytest.mark.parametrize(
     "options", LINK_OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items())
 )
-@pytest.mark.parametrize("flow", ["os-systolic-8x8", "ws-systolic-8x8", "ncf-nmk-8x8"])
+@pytest.mark.parametrize(
+    "flow",
+    ["os-systolic-8x8", "ws-systolic-8x8", pytest.param("ncf-nmk-8x8", marks=pytest.mark.slow)],
+)
 def test_link_options(tmp_path, options, flow):
     workload = load_workload(WORKLOADS / "gemm" / "workload.yaml", SMALL["gemm"])
     arch = load_arch(

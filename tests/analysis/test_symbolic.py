@@ -104,6 +104,7 @@ def test_gemm_large_size_exact():
     assert_matches(got, direct("gemm", "systolic-8x8", "os-systolic-8x8", size), "large")
 
 
+@pytest.mark.slow
 def test_conv2d_symbolic_equals_direct_counting():
     """conv2d weight-stationary on 8x8 with the 3x3 filter fixed; K, C, OX, OY symbolic."""
     workload, arch, dataflow = load("conv2d", "systolic-8x8", "ws-8x8")

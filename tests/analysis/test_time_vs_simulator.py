@@ -56,7 +56,7 @@ for case in PRESETS:
     FIRST_ARCH.setdefault((workload_name, flow), arch_name)
 
 
-@pytest.mark.parametrize("bandwidth_bits", [16, 48])
+@pytest.mark.parametrize("bandwidth_bits", [16, pytest.param(48, marks=pytest.mark.slow)])
 @pytest.mark.parametrize(
     "workload_name,flow,arch_name",
     [

@@ -69,6 +69,7 @@ def test_compare_spaces_orders_the_fronts(capsys):
         assert all(p["lower_bound"] <= p["accesses"] for p in s["pareto"])
 
 
+@pytest.mark.slow
 def test_plots_are_written(capsys, tmp_path):
     slope = tmp_path / "slope.png"
     rc, _, err = run_cli(["bounds", *GEMM64, "--space", "uneven", "--plot", slope], capsys)

@@ -62,6 +62,7 @@ def check_against_fronts(chain, capacities):
     return below
 
 
+@pytest.mark.slow
 def test_bert_attention_pair():
     chain = load_chain(resolve_workload("bert-attention"))
     # At 16,384 words Chimera's best is order h m k n l with tiles m=128, n=32, l=1: the loop

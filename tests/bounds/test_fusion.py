@@ -253,6 +253,7 @@ def test_ffn_paper_rule_matches_the_paper_shape():
     assert 3.6 < ratio(257) < 3.7
 
 
+@pytest.mark.slow
 def test_attention_flash_and_flat_meet_at_the_kv_footprint():
     chain = load_chain(resolve_workload("gpt3-attention"))
     result = fuse(chain, "flat", ("flash", "ffmt"), segment=False)
@@ -272,6 +273,7 @@ def test_attention_flash_and_flat_meet_at_the_kv_footprint():
     assert gain > 4  # the paper: more than 6x with one K/V slab counted (docs/fusion.md)
 
 
+@pytest.mark.slow
 def test_gpt3_block_minimum_holds_every_weight():
     result = fuse(load_chain(resolve_workload("gpt3-6.7b-block")))
     assert result.segmentations == 32 + 1 + 1

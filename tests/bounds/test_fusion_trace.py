@@ -223,6 +223,7 @@ def test_every_plan_buffer_is_the_peak(name, strategy):
     assert not bad, f"{len(bad)} of {len(plans)} plans:\n" + "\n".join(bad[:10])
 
 
+@pytest.mark.slow
 def test_issue_example_fronts_are_attainable():
     chain = build_chain("ffn", FFN, {"m": 128, "d": 32, "f": 64, "e": 32})
     result = fuse(chain)

@@ -171,7 +171,13 @@ def brute_front(spec, canonical_only=False):
 
 @pytest.mark.parametrize(
     "chain",
-    [ffn(2, 2, 2, 2), ffn(4, 2, 2, 1), ffn(2, 1, 4, 2), ffn(4, 2, 4, 2), att(2, 2, 2, 1, 2, 2)],
+    [
+        ffn(2, 2, 2, 2),
+        ffn(4, 2, 2, 1),
+        ffn(2, 1, 4, 2),
+        pytest.param(ffn(4, 2, 4, 2), marks=pytest.mark.slow),
+        pytest.param(att(2, 2, 2, 1, 2, 2), marks=pytest.mark.slow),
+    ],
     ids=["2222", "4221", "2142", "4242", "att"],
 )
 def test_search_equals_brute_force_over_every_position(chain):
@@ -274,8 +280,8 @@ def long_brute_front(spec):
 
 
 THREE_SIZES = [
-    {"m": 3, "k": 1, "n": 2, "p": 2, "q": 1},
-    {"m": 2, "k": 1, "n": 2, "p": 2, "q": 1},
+    pytest.param({"m": 3, "k": 1, "n": 2, "p": 2, "q": 1}, marks=pytest.mark.slow),
+    pytest.param({"m": 2, "k": 1, "n": 2, "p": 2, "q": 1}, marks=pytest.mark.slow),
     pytest.param({"m": 9, "k": 2, "n": 3, "p": 2, "q": 2}, marks=pytest.mark.slow),
     pytest.param({"m": 3, "k": 2, "n": 2, "p": 3, "q": 2}, marks=pytest.mark.slow),
 ]
@@ -495,7 +501,7 @@ def template_mapping(chain, segment, spec, plan):
         ("bert-attention", None, "flash"),
         ("three", None, "ffmt"),
         ("three", None, "flat"),
-        ("gpt3-6.7b-block", 2, "ffmt"),
+        pytest.param("gpt3-6.7b-block", 2, "ffmt", marks=pytest.mark.slow),
     ],
 )
 def test_template_plans_have_the_same_costs_in_the_space(name, segment, strategy):
@@ -539,9 +545,9 @@ def random_chain(rng):
     return build_chain("random", entries, sizes)
 
 
-# gpt3-ffn in the default run; the two attention presets (most of the time) with `-m slow`
+# with `-m slow` (the default run checks small chains below)
 PRESETS = [
-    "gpt3-ffn",
+    pytest.param("gpt3-ffn", marks=pytest.mark.slow),
     pytest.param("gpt3-attention", marks=pytest.mark.slow),
     pytest.param("bert-attention", marks=pytest.mark.slow),
 ]
@@ -572,7 +578,11 @@ def test_uneven_is_never_above_tiled_or_best_segmentation(preset_fronts, name):
 
 
 @pytest.mark.parametrize(
-    "name", ["gpt3-ffn", pytest.param("bert-attention", marks=pytest.mark.slow)]
+    "name",
+    [
+        pytest.param("gpt3-ffn", marks=pytest.mark.slow),
+        pytest.param("bert-attention", marks=pytest.mark.slow),
+    ],
 )
 def test_preset_front_points_rebuild_to_their_costs(name):
     chain = load_chain(resolve_workload(name))
@@ -587,6 +597,7 @@ def test_uneven_without_segmentation_is_never_above_tiled():
         assert below_everywhere(uneven_front(chain, segment=False), fuse(chain).tiled)
 
 
+@pytest.mark.slow
 def test_uneven_beats_tiled_somewhere_on_the_ffn(preset_fronts):
     _chain, result, uneven = preset_fronts["gpt3-ffn"]
     assert any(uneven.at(p.buffer).accesses < p.accesses for p in result.tiled)
@@ -608,6 +619,7 @@ def test_every_front_is_above_the_chain_floor(preset_fronts, name):
             assert p.accesses >= chain_lower_bound(chain, p.buffer)
 
 
+@pytest.mark.slow
 def test_random_chains_uneven_below_tiled_and_above_floor():
     rng = random.Random(7)
     for _ in range(12):
@@ -735,6 +747,7 @@ def test_cli_without_the_flag_has_no_uneven_front(capsys):
     assert all("lower_bound" in p for p in report["tiled"])
 
 
+@pytest.mark.slow
 def test_cli_table_shows_uneven_and_the_floor(capsys):
     rc, out, err = run_cli(
         ["fuse", "-w", "gpt3-ffn", "--space", "uneven", "--no-segmentation", "--at", "10MiB"],
@@ -744,6 +757,7 @@ def test_cli_table_shows_uneven_and_the_floor(capsys):
     assert "uneven space (ski slope)" in out and "floor" in out
 
 
+@pytest.mark.slow
 def test_cli_plot(tmp_path, capsys):
     path = tmp_path / "f.png"
     rc, _, err = run_cli(

@@ -354,7 +354,7 @@ def assert_above(problem, points):
         assert accesses >= bound, (problem.name, problem.sizes, buffer, accesses, bound)
 
 
-@pytest.mark.parametrize("bypass", [False, True])
+@pytest.mark.parametrize("bypass", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_snowcat_fronts_are_above_the_bound(bypass):
     problems = random_problems(seed=13, count=49)
     for problem in problems:
@@ -370,7 +370,11 @@ def test_snowcat_fronts_are_above_the_bound(bypass):
         (GEMM, {"m": 16384, "k": 1024, "n": 1024}),
         (GEMM, {"m": 96, "k": 60, "n": 200}),
         (ATTENTION, {"h": 8, "m": 64, "n": 64, "d": 32}),
-        (CONV.format(s=1, d=1), {"n": 1, "k": 8, "c": 16, "p": 8, "q": 4, "r": 3, "s": 3}),
+        pytest.param(
+            CONV.format(s=1, d=1),
+            {"n": 1, "k": 8, "c": 16, "p": 8, "q": 4, "r": 3, "s": 3},
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_published_shapes_fronts_are_above_the_bound(einsum, shape):
@@ -408,6 +412,7 @@ def test_many_tensors_fall_back_to_mixes_and_stay_below_the_front():
     assert lower_bound(problem, 0) > problem.algorithmic_minimum
 
 
+@pytest.mark.slow
 def test_uneven_fronts_are_above_the_bound():
     problems = random_problems(seed=29, count=14)
     for problem in problems:

@@ -296,7 +296,7 @@ def never_above(lower, upper):
     )
 
 
-@pytest.mark.parametrize("bypass", [False, True])
+@pytest.mark.parametrize("bypass", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_uneven_never_above_snowcat(bypass):
     for problem in random_problems(30, f"uneven{bypass}"):
         snowcat = search_front(problem, "snowcat", bypass=bypass).points

@@ -379,7 +379,9 @@ def test_no_segmentation_prints_no_best_segmentation(capsys):
     assert "best segmentation (ski slope)" in out and "segments" in out
 
 
-@pytest.mark.parametrize("chain", ["gpt3-attention", "gpt3-ffn"])
+@pytest.mark.parametrize(
+    "chain", [pytest.param("gpt3-attention", marks=pytest.mark.slow), "gpt3-ffn"]
+)
 def test_every_legend_entry_of_the_fusion_plot_has_a_line(chain, monkeypatch, tmp_path):
     from tenet.report import plots
 

@@ -103,6 +103,7 @@ def test_compare_rows_and_json(capsys):
     assert results[0]["bandwidth"]["peak_ingress"] < results[1]["bandwidth"]["peak_ingress"]
 
 
+@pytest.mark.slow
 def test_dse_objectives(capsys):
     args = ["dse", "-w", "gemm", "-a", "systolic-4x4", "--set", "M=8", "--set", "N=8"]
     args += ["--set", "K=16", "--objectives", "steps,schedule,peak_ingress", "--format", "json"]

@@ -149,6 +149,7 @@ def test_no_two_emitted_dataflows_are_equivalent(cube_front):
         assert not equivalent(a, b, workload), (a.name, b.name)
 
 
+@pytest.mark.slow
 def test_front_is_the_pareto_set_of_every_legal_candidate(tall_front):
     """Analyze every candidate here, without dse's Pareto code, and check both ways: no
     front member is dominated, and every legal candidate is dominated by or equal to one.
@@ -383,6 +384,7 @@ def test_python_stamps_agree_with_the_isl_text(tmp_path):
             assert values == [(pe[0] + 3,), time], (candidate, i, j)
 
 
+@pytest.mark.slow
 def test_network_front_sums_the_layer_fronts(tmp_path, capsys):
     """Layers: the 8x8x32 GEMM twice (front by hand: (207, 70,333.44) and (271, 63,187.2),
     see test_two_point_front_by_hand) and the 16^3 GEMM run twice (one point: latency 335;
@@ -475,6 +477,7 @@ def test_illegal_candidates_are_counted_and_dropped(tmp_path):
         assert len(matches) == 1
 
 
+@pytest.mark.slow
 def test_dask_cluster_gives_the_same_front_as_the_local_run(dask_scheduler_address, tmp_path):
     """The issue's Dask test: a real scheduler and two workers on loopback, reached through
     scheduler="tcp://...", give the same evaluated/legal counts and front as the local run;

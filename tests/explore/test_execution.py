@@ -140,6 +140,7 @@ def test_dask_cluster_gives_the_same_results_as_inline_and_pool(dask_scheduler_a
     assert on_dask == {f"n={n}": expected_squares(n) for n in SIZES}
 
 
+@pytest.mark.slow
 def test_dask_workers_run_tenet_analyses(dask_scheduler_address, tmp_path):
     shapes = [(16, 16, 8), (24, 8, 40), (8, 64, 3)]
     tasks = [(f"gemm {m}x{n}x{k}", (m, n, k)) for m, n, k in shapes]

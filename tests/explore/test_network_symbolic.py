@@ -42,7 +42,13 @@ def same(a, b) -> bool:
     return a == b and type(a) is type(b)
 
 
-@pytest.mark.parametrize("network", ["resnet50", "alexnet"])
+@pytest.mark.parametrize(
+    "network",
+    [
+        pytest.param("resnet50", marks=pytest.mark.slow),
+        pytest.param("alexnet", marks=pytest.mark.slow),
+    ],
+)
 def test_family_counts_equal_direct_counts(network):
     net = load_network(network)
     arch = load_arch(resolve_arch("systolic-8x8"))
@@ -60,6 +66,7 @@ def test_family_counts_equal_direct_counts(network):
     assert len(symbolic["families"]) < counted
 
 
+@pytest.mark.slow
 def test_resnet50_families_are_few():
     net = load_network("resnet50")
     arch = load_arch(resolve_arch("systolic-8x8"))

@@ -211,7 +211,12 @@ def same_workload(a, b) -> bool:
     )
 
 
-@pytest.mark.parametrize("path", KERNELS, ids=lambda p: str(p.relative_to(DATA)))
+@pytest.mark.parametrize(
+    "path",
+    # every other kernel in the default run, the rest with `-m slow`
+    [pytest.param(p, marks=[pytest.mark.slow] if n % 2 else []) for n, p in enumerate(KERNELS)],
+    ids=lambda p: str(p.relative_to(DATA)),
+)
 def test_yaml_round_trip(path, tmp_path, capsys):
     function = "second" if path.stem == "functions" else None
     sets = {"N": 4, "m": 6} if path.stem == "nodefault" else {}
