@@ -54,6 +54,7 @@ class SharedWork:
     fixed_warnings: list[str]  # dataflow_warnings that do not depend on the dataflow
     relations: dict[tuple[str, str], Any] = field(default_factory=dict)  # StampRelations
     spaces: dict[str, isl.UnionMap] = field(default_factory=dict)  # space text -> map on D
+    counts: dict[tuple, tuple[int, int | None]] = field(default_factory=dict)  # see side_key
     _basis: Any = None
 
     @classmethod
@@ -191,6 +192,7 @@ class StampRelations:
         self.links = [box.link_relation(link) for link in arch.links]
         self._spatial: dict[tuple[int, ...], isl.UnionMap] = {}
         self._reuse: dict[tuple[int, ...], isl.UnionMap] = {}
+        self.key = (str(space_domain), str(time_domain))
         self.active_pes = count(space_domain)  # |P_used|
         self.time_steps = count(time_domain)  # |T_used|
 
@@ -227,6 +229,22 @@ def stamp_relations(shared: SharedWork, stamps: Stamps) -> StampRelations:
 RELATIONS_KEPT = 256
 
 
+def assignment_key(assignment: isl.UnionMap) -> tuple[str, ...] | None:
+    """A_D up to the order and the name of its element dimensions: its domain and the sorted
+    texts of its coordinate functions (stamp -> one element coordinate); None when A_D is not
+    one function (then nothing is shared). Permuting the element coordinates is a bijection
+    of the elements, so |A_D \\ (M;A_D)| and |A_D ∩ (M_x;A_D)| (M, M_x relate stamps only)
+    are the same for every A_D with the same key."""
+    if assignment.n_map() != 1:
+        return None
+    relation = isl.Map.from_union_map(assignment)
+    if not relation.is_single_valued():
+        return None
+    function = isl.PwMultiAff.from_map(relation)
+    coordinates = sorted(str(function.get_pw_aff(n)) for n in range(function.dim(isl.dim_type.out)))
+    return (str(function.domain()), *coordinates)
+
+
 def unique_volumes(
     stamps: Stamps,
     access: isl.UnionMap,
@@ -234,24 +252,46 @@ def unique_volumes(
     spatial: isl.UnionMap | None,
     total: int,
     fetched: list[isl.UnionMap] | None,
+    cache: dict[tuple, tuple[int, int | None]] | None = None,
+    reuse_key: tuple | None = None,
 ) -> Volumes:
     """total, unique = |A_D \\ (M;A_D)| in one subtraction (M = M_t ∪ ⋃_l M_l; the same set
     `count_volumes` reaches link by link) and, when `spatial` is given, spatial reuse
     |A_D ∩ (M_x;A_D)|. What the objectives read; the temporal and per-link counts are left
-    out (None and {})."""
+    out (None and {}). With `cache` and `reuse_key` (what determines M and M_x), the two
+    counts are made once per (reuse_key, `assignment_key`): candidates whose data assignments
+    differ only by the order of the element coordinates share them."""
     assignment = stamps.data_assignment(access)
+    key = None
+    if cache is not None and reuse_key is not None and fetched is None:
+        found = assignment_key(assignment)
+        if found is not None:
+            key = (reuse_key, spatial is not None, found)
+            if key in cache:
+                unique, spatial_reuse = cache[key]
+                return _volumes(total, unique, spatial_reuse)
     remaining = assignment.subtract(reuse.apply_range(assignment))
     if fetched is not None:
         fetched.append(remaining)
-    return Volumes(
-        total=total,
-        unique=count(remaining),
-        temporal_unique=None,
-        spatial_reuse=None
-        if spatial is None
-        else count(assignment.intersect(spatial.apply_range(assignment))),
-        carried={},
+    unique = count(remaining)
+    spatial_reuse = (
+        None if spatial is None else count(assignment.intersect(spatial.apply_range(assignment)))
     )
+    if key is not None:
+        if len(cache) >= COUNTS_KEPT:
+            cache.clear()
+        cache[key] = (unique, spatial_reuse)
+    return _volumes(total, unique, spatial_reuse)
+
+
+def _volumes(total: int, unique: int, spatial_reuse: int | None) -> Volumes:
+    return Volumes(
+        total=total, unique=unique, temporal_unique=None, spatial_reuse=spatial_reuse, carried={}
+    )
+
+
+#: How many counts of distinct data assignments a process keeps.
+COUNTS_KEPT = 100_000
 
 
 #: Objectives that read the spatial reuse (M_x) of the volumes.
@@ -303,6 +343,8 @@ def analyze_candidate(
                 else None,
                 shared.size(access),
                 fetched[side] if per_step else None,
+                shared.counts,
+                (relations.key, links),
             )
             if check is not None:
                 check.add(tensor, side, counted_sides[tensor, side].unique)
