@@ -259,8 +259,8 @@ def unique_volumes(
     cache: dict[tuple, tuple[int, int | None]] | None = None,
     reuse_key: tuple | None = None,
 ) -> Volumes:
-    """total, unique = |A_D \\ (M;A_D)| in one subtraction (M = M_t ∪ ⋃_l M_l; the same set
-    `count_volumes` reaches link by link) and, when `spatial` is given, spatial reuse
+    """total, unique = |A_D \\ (M;A_D)| = |A| - |A_D ∩ (M;A_D)| in one operation (M = M_t ∪
+    ⋃_l M_l; the same set `count_volumes` reaches link by link) and, when `spatial` is given, spatial reuse
     |A_D ∩ (M_x;A_D)|. What the objectives read; the temporal and per-link counts are left
     out (None and {}). With `cache` and `reuse_key` (what determines M and M_x), the two
     counts are made once per (reuse_key, `assignment_key`): candidates whose data assignments
@@ -274,10 +274,13 @@ def unique_volumes(
             if key in cache:
                 unique, spatial_reuse = cache[key]
                 return _volumes(total, unique, spatial_reuse)
-    remaining = assignment.subtract(reuse.apply_range(assignment))
+    reached = reuse.apply_range(assignment)  # M;A_D
     if fetched is not None:
+        remaining = assignment.subtract(reached)
         fetched.append(remaining)
-    unique = count(remaining)
+        unique = count(remaining)
+    else:  # |A_D| = |A| (Θ is one-to-one), and counting the intersection is cheaper (measured)
+        unique = total - count(assignment.intersect(reached))
     spatial_reuse = (
         None if spatial is None else count(assignment.intersect(spatial.apply_range(assignment)))
     )
