@@ -109,6 +109,11 @@ def shared_work(blob: bytes) -> SharedWork:
     return _SHARED[digest]
 
 
+def forget_shared_work() -> None:
+    """Drop every SharedWork of this process (its relations and counts are built again)."""
+    _SHARED.clear()
+
+
 def runs_in_order(shared: SharedWork, time: isl.UnionMap) -> bool:
     """No flow dependence source -> sink has time(sink) ⪯ time(source) (validate's
     `dependence` check): the pairs (time(source), time(sink)) are all lexicographically
