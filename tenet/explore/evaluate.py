@@ -54,7 +54,8 @@ class SharedWork:
     fixed_warnings: list[str]  # dataflow_warnings that do not depend on the dataflow
     relations: dict[tuple[str, str], Any] = field(default_factory=dict)  # StampRelations
     spaces: dict[str, isl.UnionMap] = field(default_factory=dict)  # space text -> map on D
-    counts: dict[tuple, tuple[int, int | None]] = field(default_factory=dict)  # see side_key
+    counts: dict[tuple, tuple[int, int | None]] = field(default_factory=dict)  # see unique_volumes
+    ranges: dict[int, tuple[isl.UnionMap, isl.UnionSet]] = field(default_factory=dict)
     _basis: Any = None
 
     @classmethod
@@ -89,6 +90,15 @@ class SharedWork:
                 self.spaces.clear()
             found = self.spaces[text] = parse_union_map(text).intersect_domain(self.workload.domain)
         return found
+
+    def space_range(self, space: isl.UnionMap) -> isl.UnionSet:
+        """P_used = Θ_S(D) of a space map given by `space_map` (built once per space map)."""
+        found = self.ranges.get(id(space))
+        if found is None or found[0] is not space:
+            if len(self.ranges) >= RELATIONS_KEPT:
+                self.ranges.clear()
+            found = self.ranges[id(space)] = (space, simplify(space.range()))
+        return found[1]
 
     def size(self, obj: Any) -> int:
         """|obj|: the shared total when obj is one of the workload's access relations."""
@@ -129,11 +139,17 @@ class Stamps:
     """Θ applied to the workload without the relations between stamps: what `SpaceTime`
     builds per dataflow, the part that differs between candidates."""
 
-    def __init__(self, space: isl.UnionMap, time: isl.UnionMap, pe_domain: isl.UnionSet) -> None:
+    def __init__(
+        self,
+        space: isl.UnionMap,
+        time: isl.UnionMap,
+        pe_domain: isl.UnionSet,
+        space_domain: isl.UnionSet | None = None,
+    ) -> None:
         self.pe_domain = pe_domain
         self.stamp_map = simplify(space.range_product(time))
         self.stamp_to_instance = self.stamp_map.reverse()
-        self.space_domain = simplify(space.range())
+        self.space_domain = simplify(space.range()) if space_domain is None else space_domain
         self.time_domain = simplify(time.range())
 
     @property
@@ -326,7 +342,7 @@ def analyze_candidate(
     vectors of counted candidates) as well, `Beaten` is raised as soon as the lower bounds
     from the sides counted so far (the others at their first accesses) are dominated."""
     workload, arch = shared.workload, shared.arch
-    stamps = Stamps(space, time, arch.pe_domain)
+    stamps = Stamps(space, time, arch.pe_domain, shared.space_range(space))
     relations = stamp_relations(shared, stamps)
     used_links: set[int] = set()
     fetched: dict[str, list[isl.UnionMap]] = {side: [] for side in SIDES}
