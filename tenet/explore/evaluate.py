@@ -318,8 +318,9 @@ def _volumes(total: int, unique: int, spatial_reuse: int | None) -> Volumes:
     )
 
 
-#: How many counts of distinct data assignments a process keeps.
-COUNTS_KEPT = 100_000
+#: How many counts of distinct data assignments a process keeps (keys of about 1 kB each;
+#: the 6,480-candidate conv space of docs/dse.md makes 3,963).
+COUNTS_KEPT = 20_000
 
 
 #: Objectives that read the spatial reuse (M_x) of the volumes.
