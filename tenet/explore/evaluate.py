@@ -7,7 +7,9 @@ counts once: the instances, the total accesses |A| of every tensor side, the flo
 and the warnings that depend only on the arch and the workload. Per candidate it counts what
 depends on the candidate with the model's own functions (`SpaceTime`, `count_volumes`,
 `step_counts`), so every number equals `analyze`'s (tests/explore/test_dse_fast.py compares
-them).
+them). A tensor side's counts are made once per reuse relation and data assignment up to the
+order of its element coordinates (`unique_volumes`), so candidates related by a symmetry of
+the workload share them.
 
 Legality of a generated candidate: its space and time maps are quasi-affine expressions of the
 instance, so they are functions on the domain; its PE coordinates are `(x - low) % size`, or
