@@ -620,9 +620,12 @@ def explore(
     tracker = _Progress(progress, len(found), objectives)
     position = 0
     for size in _batch_sizes(len(order), bounds is not None):
+        # the undominated vectors counted so far: a vector dominated by a counted one is
+        # dominated by one of these too (dominance is transitive)
+        front_so_far = _front_of(vectors.values()) if bounds is not None else []
         batch = []
         for i in order[position : position + size]:
-            if bounds is not None and _beaten(bounds[i], vectors.values()):
+            if bounds is not None and _beaten(bounds[i], front_so_far):
                 pruned += 1
             else:
                 batch.append(i)
@@ -630,7 +633,7 @@ def explore(
         tasks = {}
         # with pruning, a task also gets the vectors counted so far (a pruned result stays
         # valid in any later run: what dominates it is a candidate of the same space)
-        beat = [list(v) for v in _front_of(vectors.values())] if bounds is not None else []
+        beat = [list(v) for v in front_so_far]
         for i in batch:
             e = found[i]
             text = f"fast{int(per_step)}{int(bounds is not None)}{','.join(objectives)}"
@@ -791,6 +794,7 @@ class _Progress:
 
     def __init__(self, progress, total: int, objectives: Sequence[str]) -> None:
         self.progress = progress
+        self.takes_note = bool(progress) and _takes_note(progress)  # looked up once
         self.total = total
         self.objective = objectives[0]
         self.best: float | None = None
@@ -809,23 +813,31 @@ class _Progress:
 
     def tick(self, done: int, _total: int) -> None:
         if self.progress:
-            _call_progress(self.progress, self.offset + done, self.total, self.note())
+            _call_progress(
+                self.progress, self.offset + done, self.total, self.note(), self.takes_note
+            )
 
     def done(self, done: int) -> None:
         if self.progress:
-            _call_progress(self.progress, done, self.total, self.note())
+            _call_progress(self.progress, done, self.total, self.note(), self.takes_note)
 
 
-def _call_progress(progress: Callable[..., None], done: int, total: int, note: str | None):
+def _call_progress(
+    progress: Callable[..., None], done: int, total: int, note: str | None, takes_note: bool
+):
     """progress(done, total, note=...) when it takes a note, else progress(done, total)."""
-    try:
-        takes_note = "note" in inspect.signature(progress).parameters
-    except (TypeError, ValueError):
-        takes_note = False
     if takes_note:
         progress(done, total, note=note)
     else:
         progress(done, total)
+
+
+def _takes_note(progress: Callable[..., None]) -> bool:
+    """The progress callback has a `note` parameter."""
+    try:
+        return "note" in inspect.signature(progress).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _vector_of(outcome: dict, size: int, journal: str | None) -> tuple:

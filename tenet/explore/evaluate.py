@@ -7,7 +7,9 @@ counts once: the instances, the total accesses |A| of every tensor side, the flo
 and the warnings that depend only on the arch and the workload. Per candidate it counts what
 depends on the candidate with the model's own functions (`SpaceTime`, `count_volumes`,
 `step_counts`), so every number equals `analyze`'s (tests/explore/test_dse_fast.py compares
-them).
+them). A tensor side's counts are made once per reuse relation and data assignment up to the
+order of its element coordinates (`unique_volumes`), so candidates related by a symmetry of
+the workload share them.
 
 Legality of a generated candidate: its space and time maps are quasi-affine expressions of the
 instance, so they are functions on the domain; its PE coordinates are `(x - low) % size`, or
@@ -55,6 +57,8 @@ class SharedWork:
     fixed_warnings: list[str]  # dataflow_warnings that do not depend on the dataflow
     relations: dict[tuple[str, str], Any] = field(default_factory=dict)  # StampRelations
     spaces: dict[str, isl.UnionMap] = field(default_factory=dict)  # space text -> map on D
+    counts: dict[tuple, tuple[int, int | None]] = field(default_factory=dict)  # see unique_volumes
+    ranges: dict[int, tuple[isl.UnionMap, isl.UnionSet]] = field(default_factory=dict)
     _basis: Any = None
 
     @classmethod
@@ -90,6 +94,15 @@ class SharedWork:
             found = self.spaces[text] = parse_union_map(text).intersect_domain(self.workload.domain)
         return found
 
+    def space_range(self, space: isl.UnionMap) -> isl.UnionSet:
+        """P_used = Θ_S(D) of a space map given by `space_map` (built once per space map)."""
+        found = self.ranges.get(id(space))
+        if found is None or found[0] is not space:
+            if len(self.ranges) >= RELATIONS_KEPT:
+                self.ranges.clear()
+            found = self.ranges[id(space)] = (space, simplify(space.range()))
+        return found[1]
+
     def size(self, obj: Any) -> int:
         """|obj|: the shared total when obj is one of the workload's access relations."""
         known = self.totals.get(id(obj))
@@ -109,6 +122,11 @@ def shared_work(blob: bytes) -> SharedWork:
     return _SHARED[digest]
 
 
+def forget_shared_work() -> None:
+    """Drop every SharedWork of this process (its relations and counts are built again)."""
+    _SHARED.clear()
+
+
 def runs_in_order(shared: SharedWork, time: isl.UnionMap) -> bool:
     """No flow dependence source -> sink has time(sink) ⪯ time(source) (validate's
     `dependence` check): the pairs (time(source), time(sink)) are all lexicographically
@@ -124,13 +142,23 @@ class Stamps:
     """Θ applied to the workload without the relations between stamps: what `SpaceTime`
     builds per dataflow, the part that differs between candidates."""
 
-    def __init__(self, space: isl.UnionMap, time: isl.UnionMap, pe_domain: isl.UnionSet) -> None:
+    def __init__(
+        self,
+        space: isl.UnionMap,
+        time: isl.UnionMap,
+        pe_domain: isl.UnionSet,
+        space_domain: isl.UnionSet | None = None,
+    ) -> None:
         self.pe_domain = pe_domain
         self.stamp_map = simplify(space.range_product(time))
         self.stamp_to_instance = self.stamp_map.reverse()
-        self.space_domain = simplify(space.range())
+        self.space_domain = simplify(space.range()) if space_domain is None else space_domain
         self.time_domain = simplify(time.range())
-        self.stamp_domain = simplify(self.stamp_map.range())
+
+    @property
+    def stamp_domain(self) -> isl.UnionSet:
+        """ST, the used (PE, time) stamps (built when asked: the search does not need it)."""
+        return simplify(self.stamp_map.range())
 
     def data_assignment(self, access: isl.UnionMap) -> isl.UnionMap:
         """A_D = Θ^{-1} ; A (as `SpaceTime.data_assignment`)."""
@@ -192,6 +220,7 @@ class StampRelations:
         self.links = [box.link_relation(link) for link in arch.links]
         self._spatial: dict[tuple[int, ...], isl.UnionMap] = {}
         self._reuse: dict[tuple[int, ...], isl.UnionMap] = {}
+        self.key = (str(space_domain), str(time_domain))
         self.active_pes = count(space_domain)  # |P_used|
         self.time_steps = count(time_domain)  # |T_used|
 
@@ -228,6 +257,22 @@ def stamp_relations(shared: SharedWork, stamps: Stamps) -> StampRelations:
 RELATIONS_KEPT = 256
 
 
+def assignment_key(assignment: isl.UnionMap) -> tuple[str, ...] | None:
+    """A_D up to the order and the name of its element dimensions: its domain and the sorted
+    texts of its coordinate functions (stamp -> one element coordinate); None when A_D is not
+    one function (then nothing is shared). Permuting the element coordinates is a bijection
+    of the elements, so |A_D \\ (M;A_D)| and |A_D ∩ (M_x;A_D)| (M, M_x relate stamps only)
+    are the same for every A_D with the same key."""
+    if assignment.n_map() != 1:
+        return None
+    relation = isl.Map.from_union_map(assignment)
+    if not relation.is_single_valued():
+        return None
+    function = isl.PwMultiAff.from_map(relation)
+    coordinates = sorted(str(function.get_pw_aff(n)) for n in range(function.dim(isl.dim_type.out)))
+    return (str(function.domain()), *coordinates)
+
+
 def unique_volumes(
     stamps: Stamps,
     access: isl.UnionMap,
@@ -235,24 +280,50 @@ def unique_volumes(
     spatial: isl.UnionMap | None,
     total: int,
     fetched: list[isl.UnionMap] | None,
+    cache: dict[tuple, tuple[int, int | None]] | None = None,
+    reuse_key: tuple | None = None,
 ) -> Volumes:
-    """total, unique = |A_D \\ (M;A_D)| in one subtraction (M = M_t ∪ ⋃_l M_l; the same set
-    `count_volumes` reaches link by link) and, when `spatial` is given, spatial reuse
+    """total, unique = |A_D \\ (M;A_D)| = |A| - |A_D ∩ (M;A_D)| in one operation (M = M_t ∪
+    ⋃_l M_l; the same set `count_volumes` reaches link by link) and, when `spatial` is given, spatial reuse
     |A_D ∩ (M_x;A_D)|. What the objectives read; the temporal and per-link counts are left
-    out (None and {})."""
+    out (None and {}). With `cache` and `reuse_key` (what determines M and M_x), the two
+    counts are made once per (reuse_key, `assignment_key`): candidates whose data assignments
+    differ only by the order of the element coordinates share them."""
     assignment = stamps.data_assignment(access)
-    remaining = assignment.subtract(reuse.apply_range(assignment))
+    key = None
+    if cache is not None and reuse_key is not None and fetched is None:
+        found = assignment_key(assignment)
+        if found is not None:
+            key = (reuse_key, spatial is not None, found)
+            if key in cache:
+                unique, spatial_reuse = cache[key]
+                return _volumes(total, unique, spatial_reuse)
+    reached = reuse.apply_range(assignment)  # M;A_D
     if fetched is not None:
+        remaining = assignment.subtract(reached)
         fetched.append(remaining)
-    return Volumes(
-        total=total,
-        unique=count(remaining),
-        temporal_unique=None,
-        spatial_reuse=None
-        if spatial is None
-        else count(assignment.intersect(spatial.apply_range(assignment))),
-        carried={},
+        unique = count(remaining)
+    else:  # |A_D| = |A| (Θ is one-to-one), and counting the intersection is cheaper (measured)
+        unique = total - count(assignment.intersect(reached))
+    spatial_reuse = (
+        None if spatial is None else count(assignment.intersect(spatial.apply_range(assignment)))
     )
+    if key is not None:
+        if len(cache) >= COUNTS_KEPT:
+            cache.clear()
+        cache[key] = (unique, spatial_reuse)
+    return _volumes(total, unique, spatial_reuse)
+
+
+def _volumes(total: int, unique: int, spatial_reuse: int | None) -> Volumes:
+    return Volumes(
+        total=total, unique=unique, temporal_unique=None, spatial_reuse=spatial_reuse, carried={}
+    )
+
+
+#: How many counts of distinct data assignments a process keeps (keys of about 1 kB each;
+#: the 6,480-candidate conv space of docs/dse.md makes 3,963).
+COUNTS_KEPT = 20_000
 
 
 #: Objectives that read the spatial reuse (M_x) of the volumes.
@@ -275,7 +346,7 @@ def analyze_candidate(
     vectors of counted candidates) as well, `Beaten` is raised as soon as the lower bounds
     from the sides counted so far (the others at their first accesses) are dominated."""
     workload, arch = shared.workload, shared.arch
-    stamps = Stamps(space, time, arch.pe_domain)
+    stamps = Stamps(space, time, arch.pe_domain, shared.space_range(space))
     relations = stamp_relations(shared, stamps)
     used_links: set[int] = set()
     fetched: dict[str, list[isl.UnionMap]] = {side: [] for side in SIDES}
@@ -304,6 +375,8 @@ def analyze_candidate(
                 else None,
                 shared.size(access),
                 fetched[side] if per_step else None,
+                shared.counts,
+                (relations.key, links),
             )
             if check is not None:
                 check.add(tensor, side, counted_sides[tensor, side].unique)
@@ -332,11 +405,9 @@ def analyze_candidate(
             memory.bandwidth_bits,
         )
     instances = shared.instances
-    stamp_count = count(stamps.stamp_domain)
+    stamp_count = instances  # |ST| = |D|: a generated candidate's stamp determines its instance
     outside = outside_array(stamps)
     warnings = ([outside] if outside else []) + list(shared.fixed_warnings)
-    if instances > stamp_count:  # never for a generated candidate; as analyze says it
-        warnings = dataflow_warnings(outside, arch, workload, instances, stamp_count, True)
     return Analysis(
         workload=workload.name,
         arch=arch.name,

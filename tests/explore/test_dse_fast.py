@@ -17,6 +17,9 @@ from tenet.errors import InputError
 from tenet.explore.dse import enumerate_candidates, explore
 from tenet.explore.evaluate import (
     BoundBasis,
+    SharedWork,
+    StampRelations,
+    Stamps,
     analyze_candidate,
     bound_values,
     evaluate_generated,
@@ -26,7 +29,8 @@ from tenet.explore.evaluate import (
 )
 from tenet.explore.objectives import OBJECTIVES, parse_objectives
 from tenet.model.dataflow import Dataflow
-from tenet.util.isl_util import parse_union_map
+from tenet.model.metrics import links_for
+from tenet.util.isl_util import count, parse_union_map
 
 from ..conftest import ARCHS, WORKLOADS
 from ..helpers import write_yaml
@@ -237,3 +241,41 @@ def test_objective_only_counts_give_the_same_values():
             full = analyze_candidate(shared, e.name, space, time, True)
             fast = analyze_candidate(shared, e.name, space, time, True, names)
             assert signed_values(fast, names) == signed_values(full, names)
+
+
+@pytest.mark.parametrize(
+    "objectives", [("latency",), pytest.param(("ibw",), marks=pytest.mark.slow)]
+)
+def test_counts_shared_between_data_assignments_equal_direct_counts(objectives):
+    """The search counts a tensor side once per data assignment up to the order of its
+    element coordinates (GEMM's A[i,k] and B[k,j] swap roles when i and j, of equal extents, swap). On every
+    candidate of a symmetric space, each side's unique words and spatial reuse equal the
+    counts made afresh for that candidate alone, and half the counts were shared. `ibw` (slow)
+    also counts the spatial reuse (compared on every fourth candidate)."""
+    workload = load_workload(GEMM, {"M": 8, "N": 8, "K": 4})
+    arch = load_arch(ARCHS / "systolic-4x4.yaml")
+    _, found = enumerate_candidates(workload, arch, interleave=True)
+    shared = SharedWork.of(workload, arch)  # its own, empty, cache of counts
+    sides = 0
+    for n, e in enumerate(found):
+        space = shared.space_map(e.space)
+        time = parse_union_map(e.time).intersect_domain(workload.domain)
+        fast = analyze_candidate(shared, e.name, space, time, False, objectives)
+        stamps = Stamps(space, time, arch.pe_domain)
+        relations = StampRelations(arch, stamps.space_domain, stamps.time_domain)
+        for tensor in workload.tensors:
+            for side in ("read", "write"):
+                access = workload.access(tensor, side)
+                if access is None:
+                    continue
+                links = links_for(arch, tensor, side)
+                assignment = stamps.data_assignment(access)
+                direct = count(assignment.subtract(relations.reuse(links).apply_range(assignment)))
+                got = fast.volumes[tensor][side]
+                assert got.unique == direct, (e.name, tensor, side)
+                if "ibw" in objectives and n % 4 == 0:
+                    spatial = relations.spatial(links).apply_range(assignment)
+                    assert got.spatial_reuse == count(assignment.intersect(spatial))
+                sides += 1
+    assert sides == 3 * len(found)
+    assert len(shared.counts) == sides / 2  # the i <-> j swap pairs every side with another
