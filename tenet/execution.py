@@ -221,23 +221,50 @@ def run_inline(function: TaskFunction, pending: Iterable[tuple[str, Any]], on_re
         on_result(key, result)
 
 
+#: The pool `kept_pool` keeps open: (jobs, pool), or None.
+_KEPT: list[tuple[int, ProcessPoolExecutor]] = []
+
+
+def _new_pool(jobs: int) -> ProcessPoolExecutor:
+    """`jobs` fresh (spawned) local processes that end with this one."""
+    return ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    )
+
+
+@contextlib.contextmanager
+def kept_pool(jobs: int) -> Iterator[None]:
+    """Inside, `run_tasks` with `jobs` local workers reuses one pool of `jobs` processes
+    instead of starting fresh ones for each call, so that what a worker keeps between tasks
+    (caches of shared work) survives from one call to the next. Shut down on leaving."""
+    if jobs <= 1 or _KEPT:
+        yield
+        return
+    pool = _new_pool(jobs)
+    _KEPT.append((jobs, pool))
+    try:
+        yield
+    finally:
+        _KEPT.clear()
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 def run_pool(
     function: TaskFunction, pending: Sequence[tuple[str, Any]], jobs: int, on_result: OnResult
 ) -> None:
-    """Run the tasks on `jobs` fresh (spawned) local processes, collecting results as they end."""
+    """Run the tasks on `jobs` local processes (fresh ones, or those of `kept_pool`),
+    collecting results as they end."""
     try:
         pickle.dumps(function)
     except (pickle.PicklingError, AttributeError, TypeError):
         raise TypeError(
             f"{function!r} cannot be sent to worker processes: use a top-level function"
         ) from None
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(
-        max_workers=min(jobs, len(pending)),
-        mp_context=context,
-        initializer=die_with_parent,
-        initargs=(os.getpid(),),
-    ) as pool:
+    kept = next((pool for n, pool in _KEPT if n >= jobs), None)
+    with contextlib.nullcontext(kept) if kept else _new_pool(min(jobs, len(pending))) as pool:
         futures = {pool.submit(function, argument): key for key, argument in pending}
         workers = list((getattr(pool, "_processes", None) or {}).values())  # to tell how one ended
         try:

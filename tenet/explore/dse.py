@@ -11,6 +11,7 @@ the outermost (`tenet.explore.tiling`); one whose tiles do not fit is dropped (o
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import itertools
@@ -619,47 +620,62 @@ def explore(
     pruned = 0
     tracker = _Progress(progress, len(found), objectives)
     position = 0
-    for size in _batch_sizes(len(order), bounds is not None):
-        # the undominated vectors counted so far: a vector dominated by a counted one is
-        # dominated by one of these too (dominance is transitive)
-        front_so_far = _front_of(vectors.values()) if bounds is not None else []
-        batch = []
-        for i in order[position : position + size]:
-            if bounds is not None and _beaten(bounds[i], front_so_far):
-                pruned += 1
-            else:
-                batch.append(i)
-        position += size
-        tasks = {}
-        # with pruning, a task also gets the vectors counted so far (a pruned result stays
-        # valid in any later run: what dominates it is a candidate of the same space)
-        beat = [list(v) for v in front_so_far]
-        for i in batch:
-            e = found[i]
-            text = f"fast{int(per_step)}{int(bounds is not None)}{','.join(objectives)}"
-            text += tiles_text(e.tiles)
-            digest = hashlib.sha256(blob + (text + e.space + e.time).encode()).hexdigest()[:16]
-            argument = (blob, e.name, e.space, e.time, max_operations, per_step, objectives, beat)
-            tasks[f"{e.name}-{digest}"] = (i, argument + ((e.tiles,) if e.tiles else ()))
-        tracker.offset = len(outcomes) + pruned
-        results = runner(
-            evaluate_generated,
-            [(key, argument) for key, (_, argument) in tasks.items()],
-            jobs=jobs,
-            scheduler=scheduler,
-            journal=journal,
-            progress=tracker.tick,
-        )
-        for key, (i, _) in tasks.items():
-            outcome = results[key]
-            if outcome.get("pruned"):
-                pruned += 1
-                continue
-            outcomes[i] = outcome
-            if outcome["legal"] and "error" not in outcome:
-                vectors[i] = _vector_of(outcome, len(objectives), journal)
-                tracker.seen(vectors[i])
-        tracker.done(len(outcomes) + pruned)
+    workers = contextlib.ExitStack()  # local workers kept from batch to batch (their caches)
+    if scheduler is None and jobs > 1:
+        from tenet.execution import kept_pool
+
+        workers.enter_context(kept_pool(jobs))
+    with workers:
+        for size in _batch_sizes(len(order), bounds is not None):
+            # the undominated vectors counted so far: a vector dominated by a counted one is
+            # dominated by one of these too (dominance is transitive)
+            front_so_far = _front_of(vectors.values()) if bounds is not None else []
+            batch = []
+            for i in order[position : position + size]:
+                if bounds is not None and _beaten(bounds[i], front_so_far):
+                    pruned += 1
+                else:
+                    batch.append(i)
+            position += size
+            tasks = {}
+            # with pruning, a task also gets the vectors counted so far (a pruned result stays
+            # valid in any later run: what dominates it is a candidate of the same space)
+            beat = [list(v) for v in front_so_far]
+            for i in batch:
+                e = found[i]
+                text = f"fast{int(per_step)}{int(bounds is not None)}{','.join(objectives)}"
+                text += tiles_text(e.tiles)
+                digest = hashlib.sha256(blob + (text + e.space + e.time).encode()).hexdigest()[:16]
+                argument = (
+                    blob,
+                    e.name,
+                    e.space,
+                    e.time,
+                    max_operations,
+                    per_step,
+                    objectives,
+                    beat,
+                )
+                tasks[f"{e.name}-{digest}"] = (i, argument + ((e.tiles,) if e.tiles else ()))
+            tracker.offset = len(outcomes) + pruned
+            results = runner(
+                evaluate_generated,
+                [(key, argument) for key, (_, argument) in tasks.items()],
+                jobs=jobs,
+                scheduler=scheduler,
+                journal=journal,
+                progress=tracker.tick,
+            )
+            for key, (i, _) in tasks.items():
+                outcome = results[key]
+                if outcome.get("pruned"):
+                    pruned += 1
+                    continue
+                outcomes[i] = outcome
+                if outcome["legal"] and "error" not in outcome:
+                    vectors[i] = _vector_of(outcome, len(objectives), journal)
+                    tracker.seen(vectors[i])
+            tracker.done(len(outcomes) + pruned)
     legal = sum(1 for o in outcomes.values() if o["legal"])
     over_capacity = sum(1 for o in outcomes.values() if OVER_CAPACITY in o.get("violations", ()))
     skipped = sum(1 for o in outcomes.values() if o["legal"] and "error" in o)

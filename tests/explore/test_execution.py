@@ -20,7 +20,7 @@ import pytest
 from tenet import analyze, load_arch, load_dataflow, load_workload
 from tenet.cli.common import add_execution_arguments, execution_options
 from tenet.errors import InputError
-from tenet.execution import read_journal, run_tasks
+from tenet.execution import kept_pool, read_journal, run_tasks
 
 from ..conftest import ARCHS, ROOT, WORKLOADS
 
@@ -123,6 +123,21 @@ def test_pool_runs_tasks_on_other_processes(tmp_path):
     run_tasks(record_pid, tasks, jobs=2)
     pids = {int(line) for line in log.read_text().split()}
     assert os.getpid() not in pids and 1 <= len(pids) <= 2
+
+
+def test_kept_pool_runs_every_call_on_the_same_processes(tmp_path):
+    """Inside `kept_pool(2)`, three calls of `run_tasks` (as dse's batches) share two worker
+    processes; outside it, each call starts fresh ones."""
+    kept, fresh = tmp_path / "kept", tmp_path / "fresh"
+    with kept_pool(2):
+        for batch in range(3):
+            run_tasks(record_pid, [(f"{batch}-{i}", str(kept)) for i in range(4)], jobs=2)
+    for batch in range(3):
+        run_tasks(record_pid, [(f"{batch}-{i}", str(fresh)) for i in range(4)], jobs=2)
+    kept_pids = {int(line) for line in kept.read_text().split()}
+    fresh_pids = {int(line) for line in fresh.read_text().split()}
+    assert os.getpid() not in kept_pids and 1 <= len(kept_pids) <= 2
+    assert len(fresh_pids) >= 3  # at least one new process per call
 
 
 def record_pid(log: str) -> dict:
