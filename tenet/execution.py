@@ -353,7 +353,10 @@ def stop_workers(pool: ProcessPoolExecutor, futures: Iterable) -> None:
 def connection_failure(scheduler: str, exc: BaseException) -> InputError:
     """The one-line error for a scheduler that cannot be reached."""
     text = str(exc).strip()
-    reason = text.splitlines()[0] if text else f"no answer in {DASK_CONNECT_TIMEOUT_S:g} s"
+    if not text or isinstance(exc, TimeoutError) or "timed out" in text.lower():
+        # asyncio's timeout and distributed's own race at the same limit: one message for both
+        text = f"no answer in {DASK_CONNECT_TIMEOUT_S:g} s"
+    reason = text.splitlines()[0]
     return InputError(
         f"cannot connect to a Dask scheduler at {scheduler!r}: {reason}", "--scheduler"
     )
@@ -373,6 +376,13 @@ def probe_scheduler(scheduler: str) -> None:
     A `Client` whose connection fails is left half-built and prints a traceback when the
     interpreter exits, so an unreachable or malformed address is caught here instead.
     """
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise InputError(
+            "running on a Dask cluster needs Dask: pip install 'tenet-dataflow[dask]'",
+            "--scheduler",
+        ) from None
     with ThreadPoolExecutor(max_workers=1) as thread:  # asyncio.run needs a thread of its own
         try:
             thread.submit(asyncio.run, handshake(scheduler, DASK_CONNECT_TIMEOUT_S)).result()

@@ -108,6 +108,10 @@ def run(args: argparse.Namespace) -> int:
         "max_operations": args.max_isl_ops,
         **execution_options(args),
     }
+    if options["scheduler"] is not None:  # an unreachable cluster fails before the search starts
+        from tenet.execution import probe_scheduler
+
+        probe_scheduler(options["scheduler"])
     if args.network:
         return run_dse_network(args, objectives, options)
     workload = load_any_workload(
