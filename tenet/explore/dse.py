@@ -286,7 +286,9 @@ def explore(
                     objectives,
                     beat,
                 )
-                tasks[f"{e.name}-{digest}"] = (i, argument + ((e.tiles,) if e.tiles else ()))
+                # the tile depths, and the candidate's structure (candidates equal up to a
+                # renaming of loops share counts: tenet.explore.renaming)
+                tasks[f"{e.name}-{digest}"] = (i, argument + (e.tiles, e.candidate))
             tracker.offset = len(outcomes) + pruned
             results = runner(
                 evaluate_generated,

@@ -35,9 +35,11 @@ import islpy as isl
 from tenet.analysis.validate import flow_dependences
 from tenet.errors import IslLimitError
 from tenet.explore.objectives import COST_OBJECTIVES, OBJECTIVES
+from tenet.explore.renaming import AccessShape, access_shape, box_domain, candidate_key
+from tenet.explore.space import Candidate, Loop, statement_loops
 from tenet.explore.tiling import OVER_CAPACITY, candidate_levels, over_capacity
 from tenet.model.arch import Arch
-from tenet.model.checks import dataflow_warnings, idle_links, outside_array
+from tenet.model.checks import dataflow_warnings, idle_links, outside_array, outside_pes
 from tenet.model.metrics import Analysis, Volumes, arch_constants, count_volumes, links_for
 from tenet.model.relations import SpaceTime, time_predecessor
 from tenet.model.schedule_time import per_step_words, step_counts
@@ -59,7 +61,11 @@ class SharedWork:
     spaces: dict[str, isl.UnionMap] = field(default_factory=dict)  # space text -> map on D
     counts: dict[tuple, tuple[int, int | None]] = field(default_factory=dict)  # see unique_volumes
     ranges: dict[int, tuple[isl.UnionMap, isl.UnionSet]] = field(default_factory=dict)
+    renamed_counts: dict[tuple, tuple[int, int | None]] = field(default_factory=dict)
+    stamp_sizes: dict[tuple, tuple[int, int]] = field(default_factory=dict)  # see analyze_renamed
+    outsides: dict[str, Any] = field(default_factory=dict)  # space text -> outside_array warning
     _basis: Any = None
+    _renaming: Any = False  # False: not looked at yet
 
     @classmethod
     def of(cls, workload: Workload, arch: Arch) -> SharedWork:
@@ -85,6 +91,21 @@ class SharedWork:
             self._basis = BoundBasis.of(self)
         return self._basis
 
+    def renaming(self) -> LoopRenaming | None:
+        """The loops and access shapes `analyze_renamed` needs, or None when candidates equal
+        up to a renaming of loops may not share counts: the domain is not one box, or the
+        flow dependences are not empty (the order check then needs each candidate's maps)."""
+        if self._renaming is False:
+            self._renaming = LoopRenaming.of(self)
+        return self._renaming
+
+    def outside(self, text: str) -> Any:
+        """The outside_array warning of a space map's used PEs (None: all inside)."""
+        if text not in self.outsides:
+            used = self.space_range(self.space_map(text))
+            self.outsides[text] = outside_pes(used, self.arch.pe_domain)
+        return self.outsides[text]
+
     def space_map(self, text: str) -> isl.UnionMap:
         """The space map of `text` on the domain (few distinct ones: parsed once each)."""
         found = self.spaces.get(text)
@@ -107,6 +128,31 @@ class SharedWork:
         """|obj|: the shared total when obj is one of the workload's access relations."""
         known = self.totals.get(id(obj))
         return count(obj) if known is None else known
+
+
+@dataclass(frozen=True)
+class LoopRenaming:
+    """The statement's loops and, per access relation (by id), its `AccessShape` (None: not
+    one affine function on the whole domain; such a side is counted per candidate)."""
+
+    loops: tuple[Loop, ...]
+    shapes: dict[int, AccessShape | None]
+
+    @classmethod
+    def of(cls, shared: SharedWork) -> LoopRenaming | None:
+        workload = shared.workload
+        if len(workload.statements) != 1 or not shared.dependences.is_empty():
+            return None
+        statement, loops = statement_loops(workload)
+        if not box_domain(workload.domain, statement, loops):
+            return None
+        shapes = {}
+        for tensor in workload.tensors:
+            for side in SIDES:
+                access = workload.access(tensor, side)
+                if access is not None:
+                    shapes[id(access)] = access_shape(access, workload.domain)
+        return cls(loops, shapes)
 
 
 _SHARED: dict[str, SharedWork] = {}
@@ -174,9 +220,12 @@ class _PartialBound:
     exact active PEs and time steps, the unique words of the counted sides, and the first
     accesses of the others."""
 
-    def __init__(self, basis, relations, objectives: Sequence[str], counted) -> None:
+    def __init__(
+        self, basis, active_pes: int, time_steps: int, objectives: Sequence[str], counted
+    ) -> None:
         self.basis = basis
-        self.relations = relations
+        self.active_pes = active_pes
+        self.time_steps = time_steps
         self.objectives = objectives
         self.counted = counted
         self.words = {"read": basis.first_reads, "write": basis.first_writes}
@@ -185,10 +234,10 @@ class _PartialBound:
         self.words[side] += unique - self.basis.first.get((tensor, side), 0)
         values = bound_values(
             self.basis,
-            self.relations.active_pes,
+            self.active_pes,
             self.words["read"],
             self.words["write"],
-            self.relations.time_steps,
+            self.time_steps,
         )
         if dominated(signed_bounds(values, self.objectives), self.counted):
             raise Beaten
@@ -353,7 +402,9 @@ def analyze_candidate(
     volumes: dict[str, dict[str, Any]] = {}
     check = None
     if counted and objectives is not None:
-        check = _PartialBound(shared.bound_basis(), relations, objectives, counted)
+        check = _PartialBound(
+            shared.bound_basis(), relations.active_pes, relations.time_steps, objectives, counted
+        )
     sides = [
         (tensor, side, access)
         for tensor in workload.tensors
@@ -404,9 +455,32 @@ def analyze_candidate(
             memory.word_bits,
             memory.bandwidth_bits,
         )
+    return candidate_analysis(
+        shared,
+        name,
+        volumes,
+        relations.active_pes,
+        relations.time_steps,
+        outside_array(stamps),
+        used_links,
+        per_step_counts,
+    )
+
+
+def candidate_analysis(
+    shared: SharedWork,
+    name: str,
+    volumes: dict[str, dict[str, Any]],
+    active_pes: int,
+    time_steps: int,
+    outside: Any,
+    used_links: set[int],
+    per_step_counts: Any = None,
+) -> Analysis:
+    """The Analysis of a generated candidate from its counts. |ST| = |D|: a generated
+    candidate's stamp determines its instance."""
+    workload, arch = shared.workload, shared.arch
     instances = shared.instances
-    stamp_count = instances  # |ST| = |D|: a generated candidate's stamp determines its instance
-    outside = outside_array(stamps)
     warnings = ([outside] if outside else []) + list(shared.fixed_warnings)
     return Analysis(
         workload=workload.name,
@@ -415,9 +489,9 @@ def analyze_candidate(
         instances=instances,
         macs=instances * workload.macs_per_instance,
         pe_count=arch.pe_count,
-        active_pes=relations.active_pes,
-        time_steps=relations.time_steps,
-        stamps=stamp_count,
+        active_pes=active_pes,
+        time_steps=time_steps,
+        stamps=instances,
         volumes=volumes,
         **arch_constants(arch),
         warnings=warnings + idle_links(arch, used_links),
@@ -425,12 +499,110 @@ def analyze_candidate(
     )
 
 
+class CandidateStamps:
+    """A candidate's Stamps and StampRelations, built from its map texts when first asked
+    for (`analyze_renamed` needs them only for counts no renamed candidate has made)."""
+
+    def __init__(self, shared: SharedWork, space_text: str, time_text: str) -> None:
+        self.shared = shared
+        self.space_text = space_text
+        self.time_text = time_text
+        self._built: tuple[Stamps, StampRelations] | None = None
+
+    def get(self) -> tuple[Stamps, StampRelations]:
+        if self._built is None:
+            shared = self.shared
+            space = shared.space_map(self.space_text)
+            time = parse_union_map(self.time_text).intersect_domain(shared.workload.domain)
+            stamps = Stamps(space, time, shared.arch.pe_domain, shared.space_range(space))
+            self._built = (stamps, stamp_relations(shared, stamps))
+        return self._built
+
+
+def analyze_renamed(
+    shared: SharedWork,
+    renaming: LoopRenaming,
+    name: str,
+    candidate: Candidate,
+    space_text: str,
+    time_text: str,
+    objectives: Sequence[str],
+    counted: Sequence[Sequence] | None = None,
+) -> Analysis:
+    """`analyze_candidate` with `objectives` (no per-step numbers) of a generated candidate
+    whose counts are shared with every candidate equal to it up to a renaming of loops
+    (`tenet.explore.renaming`): |P_used| and |T_used| per `candidate_key`, and a side's unique
+    words and spatial reuse per (its links, `candidate_key` with its access shape). Only
+    counts no such candidate has made are made with isl. Raises `Beaten` as
+    `analyze_candidate` does."""
+    workload, arch = shared.workload, shared.arch
+    lazy = CandidateStamps(shared, space_text, time_text)
+    sizes_key = candidate_key(renaming.loops, candidate)
+    sizes = shared.stamp_sizes.get(sizes_key)
+    if sizes is None:
+        relations = lazy.get()[1]
+        sizes = shared.stamp_sizes[sizes_key] = (relations.active_pes, relations.time_steps)
+    active_pes, time_steps = sizes
+    check = None
+    if counted:
+        basis = shared.bound_basis()
+        check = _PartialBound(basis, active_pes, time_steps, objectives, counted)
+    spatial_wanted = any(o in SPATIAL_OBJECTIVES for o in objectives)
+    sides = [
+        (tensor, side, access)
+        for tensor in workload.tensors
+        for side in SIDES
+        if (access := workload.access(tensor, side)) is not None
+    ]
+    if check is not None:  # the sides with the most elements first, as analyze_candidate
+        sides.sort(key=lambda item: -check.basis.first.get(item[:2], 0))
+    counted_sides: dict[tuple[str, str], Volumes] = {}
+    for tensor, side, access in sides:
+        links = links_for(arch, tensor, side)
+        shape = renaming.shapes.get(id(access))
+        key = None
+        if shape is not None:
+            key = (links, spatial_wanted, candidate_key(renaming.loops, candidate, shape))
+        known = shared.renamed_counts.get(key) if key is not None else None
+        if known is not None:
+            volumes = _volumes(shared.size(access), *known)
+        else:
+            stamps, relations = lazy.get()
+            volumes = unique_volumes(
+                stamps,
+                access,
+                relations.reuse(links),
+                relations.spatial(links) if spatial_wanted else None,
+                shared.size(access),
+                None,
+                shared.counts,
+                (relations.key, links),
+            )
+            if key is not None:
+                if len(shared.renamed_counts) >= COUNTS_KEPT:
+                    shared.renamed_counts.clear()
+                shared.renamed_counts[key] = (volumes.unique, volumes.spatial_reuse)
+        counted_sides[tensor, side] = volumes
+        if check is not None:
+            check.add(tensor, side, volumes.unique)
+    volumes_by_tensor = {
+        tensor: {side: counted_sides.get((tensor, side)) for side in SIDES}
+        for tensor in workload.tensors
+    }
+    return candidate_analysis(
+        shared, name, volumes_by_tensor, active_pes, time_steps, shared.outside(space_text), set()
+    )
+
+
 def evaluate_generated(argument: tuple) -> dict[str, Any]:
     """Check and count one generated candidate (a picklable task of `run_tasks`); argument =
     (blob, name, space text, time text, max_operations, per_step, objectives[, counted[,
-    tiles]]); `tiles` ((level, depth) pairs) adds the memory levels' traffic
+    tiles[, candidate]]]); `tiles` ((level, depth) pairs) adds the memory levels' traffic
     (`tenet.explore.tiling.candidate_levels`), and a level that does not fit makes the
     candidate illegal for the search ({"legal": False, "violations": ["over_capacity"]}).
+    With the `Candidate` the maps were written from (and no tiles, no per-step numbers),
+    counts are shared with the candidates equal to it up to a renaming of loops
+    (`analyze_renamed`).
 
     Returns {"legal": False, "violations": [kinds]}, {"legal": True, "vector": the signed
     objective values (smaller is better)}, {"legal": True, "pruned": True} when a vector of
@@ -441,11 +613,24 @@ def evaluate_generated(argument: tuple) -> dict[str, Any]:
     blob, name, space_text, time_text, max_operations, per_step, objectives = argument[:7]
     counted = argument[7] if len(argument) > 7 else None
     tiles = dict(argument[8]) if len(argument) > 8 else {}  # memory level -> tile depth
+    candidate = argument[9] if len(argument) > 9 else None
     shared = shared_work(blob)
     if any(objective in PLAIN_OBJECTIVES for objective in objectives):
         return _evaluate_plain(
             shared, name, space_text, time_text, max_operations, objectives, tiles
         )
+    renaming = shared.renaming() if candidate is not None and not tiles and not per_step else None
+    if renaming is not None:  # no flow dependences: every generated candidate is legal
+        try:
+            with operations_limit(max_operations, f"analyzing {name!r}", None):
+                analysis = analyze_renamed(
+                    shared, renaming, name, candidate, space_text, time_text, objectives, counted
+                )
+        except Beaten:
+            return {"legal": True, "pruned": True}
+        except IslLimitError as exc:
+            return {"legal": True, "error": exc.message}
+        return {"legal": True, "vector": signed_values(analysis, objectives)}
     domain = shared.workload.domain
     space = shared.space_map(space_text)
     time = parse_union_map(time_text).intersect_domain(domain)

@@ -84,7 +84,12 @@ def outside_array_message(n_outside: int, example: str) -> AnalysisWarning | Non
 
 def outside_array(space_time: SpaceTime) -> AnalysisWarning | None:
     """Space stamps outside the PE domain (`outside_array` in `tenet validate`)."""
-    outside = space_time.space_domain.subtract(space_time.pe_domain)
+    return outside_pes(space_time.space_domain, space_time.pe_domain)
+
+
+def outside_pes(used_pes: isl.UnionSet, pe_domain: isl.UnionSet) -> AnalysisWarning | None:
+    """Used PEs outside the PE domain (what `outside_array` reports)."""
+    outside = used_pes.subtract(pe_domain)
     if outside.is_empty():
         return None
     return outside_array_message(count(outside), example_point(outside.lexmin()))
