@@ -26,7 +26,7 @@ from typing import Any
 
 from tenet.analysis.validate import validate
 from tenet.errors import InputError, IslLimitError
-from tenet.explore.evaluate import BoundBasis, bound_values, evaluate_generated, shared_work
+from tenet.explore.evaluate import BoundBasis, bound_values, evaluate_chunk, shared_work
 from tenet.explore.objectives import (
     ADDITIVE_OBJECTIVES,
     COST_HINT,
@@ -290,14 +290,25 @@ def explore(
                 # renaming of loops share counts: tenet.explore.renaming)
                 tasks[f"{e.name}-{digest}"] = (i, argument + (e.tiles, e.candidate))
             tracker.offset = len(outcomes) + pruned
-            results = runner(
-                evaluate_generated,
-                [(key, argument) for key, (_, argument) in tasks.items()],
+            chunks = _chunks(sorted(tasks.items(), key=lambda item: item[1][0]))
+            tracker.chunk_sizes = [len(chunk) for _, chunk in chunks]
+            ran = runner(
+                evaluate_chunk,
+                chunks,
                 jobs=jobs,
                 scheduler=scheduler,
                 journal=journal,
-                progress=tracker.tick,
+                progress=tracker.tick_chunks,
             )
+            results = {}
+            for chunk_key, chunk in chunks:
+                got = ran[chunk_key]
+                if not isinstance(got, dict) or any(key not in got for key, _ in chunk):
+                    raise InputError(
+                        "a result has no objective values; delete the journal to search again",
+                        str(journal),
+                    )
+                results.update(got)
             for key, (i, _) in tasks.items():
                 outcome = results[key]
                 if outcome.get("pruned"):
@@ -422,6 +433,26 @@ def _beaten(bound: tuple, counted: Iterable[tuple]) -> bool:
     return any(dominates(v, bound) for v in counted)
 
 
+#: At most this many candidates per task: one worker counts them in a row, their shared
+#: work at hand; a batch is cut into at least CHUNKS_PER_BATCH tasks (when it has that many
+#: candidates), so that small batches still spread over the workers.
+CHUNK = 32
+CHUNKS_PER_BATCH = 8
+
+
+def _chunks(tasks: list[tuple[str, tuple]]) -> list[tuple[str, list[tuple[str, tuple]]]]:
+    """Consecutive runs of the tasks ((key, (index, argument)) in enumeration order, so a
+    chunk's candidates mostly share their PE assignment), each keyed by a digest of its keys.
+    The size depends only on the batch, so every way of running makes the same chunks."""
+    size = max(1, min(CHUNK, -(-len(tasks) // CHUNKS_PER_BATCH)))
+    out = []
+    for start in range(0, len(tasks), size):
+        members = [(key, argument) for key, (_, argument) in tasks[start : start + size]]
+        digest = hashlib.sha256("\n".join(key for key, _ in members).encode()).hexdigest()[:16]
+        out.append((f"chunk-{members[0][0]}-{digest}", members))
+    return out
+
+
 def _batch_sizes(n: int, pruning: bool) -> Iterator[int]:
     """Batch sizes that add up to n: one batch without pruning; with it 16, then 4 times more
     per batch (each batch on processes or a cluster starts its workers). The same whichever
@@ -447,6 +478,7 @@ class _Progress:
         self.objective = objectives[0]
         self.best: float | None = None
         self.offset = 0
+        self.chunk_sizes: list[int] = []
 
     def seen(self, vector: tuple) -> None:
         if self.best is None or vector[0] < self.best:
@@ -458,6 +490,11 @@ class _Progress:
         value = -self.best if OBJECTIVES[self.objective].maximize else self.best
         shown = f"{value:,}" if isinstance(value, int) else f"{value:.6g}"
         return f"best {self.objective} {shown}"
+
+    def tick_chunks(self, done: int, _total: int) -> None:
+        """tick, with `done` chunks of the batch finished (their sizes in `chunk_sizes`, about
+        equal: the first `done` of them stand for those finished)."""
+        self.tick(sum(self.chunk_sizes[:done]), _total)
 
     def tick(self, done: int, _total: int) -> None:
         if self.progress:

@@ -651,6 +651,12 @@ def evaluate_generated(argument: tuple) -> dict[str, Any]:
     return {"legal": True, "vector": signed_values(analysis, objectives)}
 
 
+def evaluate_chunk(tasks: list[tuple[str, tuple]]) -> dict[str, dict[str, Any]]:
+    """`evaluate_generated` of several candidates as one task ((key, argument) pairs -> {key:
+    outcome}): one worker counts them all, with its shared relations and counts at hand."""
+    return {key: evaluate_generated(argument) for key, argument in tasks}
+
+
 #: Objectives whose numbers only `analyze` gives (component costs).
 PLAIN_OBJECTIVES = COST_OBJECTIVES
 

@@ -6,6 +6,7 @@ the arch has memory levels, each with every tile depth of the level just inside 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from collections.abc import Iterator, Sequence
@@ -72,7 +73,11 @@ class DesignSpace:
     skew_options: tuple[tuple[int, ...], ...]  # per axis: the skew coefficients to try
 
     def loop(self, name: str) -> Loop:
-        return next(loop for loop in self.loops if loop.name == name)
+        return self._loops_by_name[name]
+
+    @functools.cached_property
+    def _loops_by_name(self) -> dict[str, Loop]:
+        return {loop.name: loop for loop in self.loops}
 
     def axis_of(self, candidate: Candidate, name: str) -> Axis:
         return self.axes[candidate.spatial.index(name)]
@@ -112,18 +117,19 @@ class DesignSpace:
 
     def stamps(self, candidate: Candidate, point: dict[str, int]) -> tuple[tuple[int, ...], ...]:
         """(PE coordinates, time stamp) of one instance, evaluated in Python."""
+        loops = self._loops_by_name
         coords = []
-        for a in range(len(self.axes)):
-            name = candidate.spatial[a]
+        sizes = {}
+        for name, axis in zip(candidate.spatial, self.axes):
             if name is None:
                 coords.append(0)
                 continue
-            loop = self.loop(name)
-            coords.append((point[name] - loop.low) % self.axes[a].size)
+            sizes[name] = axis.size
+            coords.append((point[name] - loops[name].low) % axis.size)
         time = []
         for kind, name in candidate.order:
-            offset = point[name] - self.loop(name).low
-            time.append(offset // self.axis_of(candidate, name).size if kind == "tile" else offset)
+            offset = point[name] - loops[name].low
+            time.append(offset // sizes[name] if kind == "tile" else offset)
         if not time:
             time.append(0)
         time[-1] += sum(c * x for c, x in zip(candidate.skew, coords))
