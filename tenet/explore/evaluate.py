@@ -64,6 +64,7 @@ class SharedWork:
     renamed_counts: dict[tuple, tuple[int, int | None]] = field(default_factory=dict)
     stamp_sizes: dict[tuple, tuple[int, int]] = field(default_factory=dict)  # see analyze_renamed
     outsides: dict[str, Any] = field(default_factory=dict)  # space text -> outside_array warning
+    functions: dict[int, tuple[isl.UnionMap, bool]] = field(default_factory=dict)  # id(access)
     _basis: Any = None
     _renaming: Any = False  # False: not looked at yet
 
@@ -98,6 +99,13 @@ class SharedWork:
         if self._renaming is False:
             self._renaming = LoopRenaming.of(self)
         return self._renaming
+
+    def single_valued(self, access: isl.UnionMap) -> bool:
+        """The access relation maps each instance to one element (checked once per access)."""
+        found = self.functions.get(id(access))
+        if found is None or found[0] is not access:
+            found = self.functions[id(access)] = (access, access.is_single_valued())
+        return found[1]
 
     def outside(self, text: str) -> Any:
         """The outside_array warning of a space map's used PEs (None: all inside)."""
@@ -331,13 +339,17 @@ def unique_volumes(
     fetched: list[isl.UnionMap] | None,
     cache: dict[tuple, tuple[int, int | None]] | None = None,
     reuse_key: tuple | None = None,
+    single_valued: bool = False,
 ) -> Volumes:
     """total, unique = |A_D \\ (M;A_D)| = |A| - |A_D ∩ (M;A_D)| in one operation (M = M_t ∪
     ⋃_l M_l; the same set `count_volumes` reaches link by link) and, when `spatial` is given, spatial reuse
     |A_D ∩ (M_x;A_D)|. What the objectives read; the temporal and per-link counts are left
     out (None and {}). With `cache` and `reuse_key` (what determines M and M_x), the two
     counts are made once per (reuse_key, `assignment_key`): candidates whose data assignments
-    differ only by the order of the element coordinates share them."""
+    differ only by the order of the element coordinates share them. When the access is
+    `single_valued` (so is A_D: a stamp holds one instance), (s, A_D(s)) ∈ M;A_D iff some
+    (s, s') ∈ M has A_D(s') = A_D(s), so |A_D ∩ (M;A_D)| = |dom(M ∩ A_D;A_D^{-1})|, which
+    barvinok counts in about half the time (measured on the conv space of docs/dse.md)."""
     assignment = stamps.data_assignment(access)
     key = None
     if cache is not None and reuse_key is not None and fetched is None:
@@ -347,16 +359,21 @@ def unique_volumes(
             if key in cache:
                 unique, spatial_reuse = cache[key]
                 return _volumes(total, unique, spatial_reuse)
-    reached = reuse.apply_range(assignment)  # M;A_D
+    same_element = None
     if fetched is not None:
-        remaining = assignment.subtract(reached)
+        remaining = assignment.subtract(reuse.apply_range(assignment))  # A_D \ M;A_D
         fetched.append(remaining)
         unique = count(remaining)
-    else:  # |A_D| = |A| (Θ is one-to-one), and counting the intersection is cheaper (measured)
-        unique = total - count(assignment.intersect(reached))
-    spatial_reuse = (
-        None if spatial is None else count(assignment.intersect(spatial.apply_range(assignment)))
-    )
+    elif single_valued:  # |A_D| = |A| (Θ is one-to-one)
+        same_element = assignment.apply_range(assignment.reverse())  # A_D;A_D^{-1}
+        unique = total - count(reuse.intersect(same_element).domain())
+    else:  # counting the intersection is cheaper than the difference (measured)
+        unique = total - count(assignment.intersect(reuse.apply_range(assignment)))
+    spatial_reuse = None
+    if spatial is not None and same_element is not None:
+        spatial_reuse = count(spatial.intersect(same_element).domain())
+    elif spatial is not None:
+        spatial_reuse = count(assignment.intersect(spatial.apply_range(assignment)))
     if key is not None:
         if len(cache) >= COUNTS_KEPT:
             cache.clear()
@@ -428,6 +445,7 @@ def analyze_candidate(
                 fetched[side] if per_step else None,
                 shared.counts,
                 (relations.key, links),
+                shared.single_valued(access),
             )
             if check is not None:
                 check.add(tensor, side, counted_sides[tensor, side].unique)
@@ -577,6 +595,7 @@ def analyze_renamed(
                 None,
                 shared.counts,
                 (relations.key, links),
+                shared.single_valued(access),
             )
             if key is not None:
                 if len(shared.renamed_counts) >= COUNTS_KEPT:

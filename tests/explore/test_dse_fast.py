@@ -279,3 +279,55 @@ def test_counts_shared_between_data_assignments_equal_direct_counts(objectives):
                 sides += 1
     assert sides == 3 * len(found)
     assert len(shared.counts) == sides / 2  # the i <-> j swap pairs every side with another
+
+
+#: Each instance reads two elements of A (a multi-valued access), one of B.
+TWO_READS = {
+    "name": "two-reads",
+    "statements": [
+        {
+            "domain": "{ S[i,j] : 0 <= i < 4 and 0 <= j < 3 }",
+            "reads": {
+                "A": "{ S[i,j] -> A[i + j]; S[i,j] -> A[i + j + 1] }",
+                "B": "{ S[i,j] -> B[j] }",
+            },
+            "writes": {"C": "{ S[i,j] -> C[i] }"},
+        }
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    "workload_path, sets, arch_name",
+    [
+        (GEMM, {"M": 6, "N": 5, "K": 4}, "systolic-4x4"),
+        (CONV, {"K": 2, "C": 2, "OX": 3, "OY": 2, "RX": 2, "RY": 1}, "mesh-16x16"),
+        ("two-reads", None, "multicast-8x8"),
+    ],
+)
+def test_search_counts_equal_analyze(tmp_path, workload_path, sets, arch_name):
+    """The search's counting without per-step numbers (one count per side: for a
+    single-valued access the stamps with a reuse partner holding the same element, else the
+    pairs reached through M) gives every objective `analyze`'s value, on sampled candidates;
+    `ibw` reads the spatial reuse. One space has a multi-valued access."""
+    if workload_path == "two-reads":
+        workload = load_workload(write_yaml(tmp_path, "two-reads", TWO_READS))
+    else:
+        workload = load_workload(workload_path, sets)
+    arch = load_arch(ARCHS / f"{arch_name}.yaml")
+    names = ("latency", "energy", "traffic", "ingress", "egress", "ibw")
+    _, found = enumerate_candidates(workload, arch)
+    shared = SharedWork.of(workload, arch)
+    functions = {
+        (t, side): shared.single_valued(workload.access(t, side))
+        for t in workload.tensors
+        for side in ("read", "write")
+        if workload.access(t, side) is not None
+    }
+    assert (False in functions.values()) == (workload_path == "two-reads")
+    for e in sample(found, 6, seed=5):
+        space = parse_union_map(e.space).intersect_domain(workload.domain)
+        time = parse_union_map(e.time).intersect_domain(workload.domain)
+        fast = analyze_candidate(shared, e.name, space, time, False, names)
+        plain = analyze(workload, arch, Dataflow(e.name, space, time))
+        assert signed_values(fast, names) == signed_values(plain, names), e.name
