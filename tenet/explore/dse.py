@@ -433,23 +433,29 @@ def _beaten(bound: tuple, counted: Iterable[tuple]) -> bool:
     return any(dominates(v, bound) for v in counted)
 
 
-#: At most this many candidates per task: one worker counts them in a row, their shared
-#: work at hand; a batch is cut into at least CHUNKS_PER_BATCH tasks (when it has that many
-#: candidates), so that small batches still spread over the workers.
-CHUNK = 32
+#: At most this many candidates per task, and a batch is cut into at least CHUNKS_PER_BATCH
+#: tasks when it has that many candidates (small batches still spread over the workers).
+CHUNK = 256
 CHUNKS_PER_BATCH = 8
 
 
 def _chunks(tasks: list[tuple[str, tuple]]) -> list[tuple[str, list[tuple[str, tuple]]]]:
-    """Consecutive runs of the tasks ((key, (index, argument)) in enumeration order, so a
-    chunk's candidates mostly share their PE assignment), each keyed by a digest of its keys.
-    The size depends only on the batch, so every way of running makes the same chunks."""
+    """The tasks ((key, (index, argument)) in enumeration order) in chunks, each keyed by a
+    digest of its keys: the candidates of one PE assignment together (they share their
+    used PEs and most of their relations between stamps, so one worker builds them once),
+    cut into runs of at most min(CHUNK, ⌈n / CHUNKS_PER_BATCH⌉). The chunks depend only on
+    the batch, so every way of running makes the same ones."""
     size = max(1, min(CHUNK, -(-len(tasks) // CHUNKS_PER_BATCH)))
+    groups: dict[Any, list[tuple[str, tuple]]] = {}
+    for key, (_, argument) in tasks:
+        candidate = argument[9] if len(argument) > 9 else None
+        groups.setdefault(getattr(candidate, "spatial", None), []).append((key, argument))
     out = []
-    for start in range(0, len(tasks), size):
-        members = [(key, argument) for key, (_, argument) in tasks[start : start + size]]
-        digest = hashlib.sha256("\n".join(key for key, _ in members).encode()).hexdigest()[:16]
-        out.append((f"chunk-{members[0][0]}-{digest}", members))
+    for members in groups.values():
+        for start in range(0, len(members), size):
+            run = members[start : start + size]
+            digest = hashlib.sha256("\n".join(key for key, _ in run).encode()).hexdigest()[:16]
+            out.append((f"chunk-{run[0][0]}-{digest}", run))
     return out
 
 
