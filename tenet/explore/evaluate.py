@@ -396,6 +396,22 @@ COUNTS_KEPT = 20_000
 SPATIAL_OBJECTIVES = ("ibw",)
 
 
+def tensor_sides(
+    workload: Workload, basis: BoundBasis | None = None
+) -> list[tuple[str, str, isl.UnionMap]]:
+    """(tensor, side, access) of every tensor side; with a BoundBasis (when pruning), the
+    sides with the most elements first, since their bounds bite first."""
+    sides = [
+        (tensor, side, access)
+        for tensor in workload.tensors
+        for side in SIDES
+        if (access := workload.access(tensor, side)) is not None
+    ]
+    if basis is not None:
+        sides.sort(key=lambda item: -basis.first.get(item[:2], 0))
+    return sides
+
+
 def analyze_candidate(
     shared: SharedWork,
     name: str,
@@ -422,14 +438,7 @@ def analyze_candidate(
         check = _PartialBound(
             shared.bound_basis(), relations.active_pes, relations.time_steps, objectives, counted
         )
-    sides = [
-        (tensor, side, access)
-        for tensor in workload.tensors
-        for side in SIDES
-        if (access := workload.access(tensor, side)) is not None
-    ]
-    if check is not None:  # the sides with the most elements first: their bounds bite first
-        sides.sort(key=lambda item: -check.basis.first.get(item[:2], 0))
+    sides = tensor_sides(workload, None if check is None else check.basis)
     counted_sides: dict[tuple[str, str], Volumes] = {}
     for tensor, side, access in sides:
         links = links_for(arch, tensor, side)
@@ -566,14 +575,7 @@ def analyze_renamed(
         basis = shared.bound_basis()
         check = _PartialBound(basis, active_pes, time_steps, objectives, counted)
     spatial_wanted = any(o in SPATIAL_OBJECTIVES for o in objectives)
-    sides = [
-        (tensor, side, access)
-        for tensor in workload.tensors
-        for side in SIDES
-        if (access := workload.access(tensor, side)) is not None
-    ]
-    if check is not None:  # the sides with the most elements first, as analyze_candidate
-        sides.sort(key=lambda item: -check.basis.first.get(item[:2], 0))
+    sides = tensor_sides(workload, None if check is None else check.basis)
     counted_sides: dict[tuple[str, str], Volumes] = {}
     for tensor, side, access in sides:
         links = links_for(arch, tensor, side)
