@@ -140,11 +140,12 @@ class SharedWork:
 
 @dataclass(frozen=True)
 class LoopRenaming:
-    """The statement's loops and, per access relation (by id), its `AccessShape` (None: not
-    one affine function on the whole domain; such a side is counted per candidate)."""
+    """The statement's loops and, per tensor side (tensor, side), the `AccessShape` of its
+    access (None: not one affine function on the whole domain; such a side is counted per
+    candidate)."""
 
     loops: tuple[Loop, ...]
-    shapes: dict[int, AccessShape | None]
+    shapes: dict[tuple[str, str], AccessShape | None]
 
     @classmethod
     def of(cls, shared: SharedWork) -> LoopRenaming | None:
@@ -159,7 +160,7 @@ class LoopRenaming:
             for side in SIDES:
                 access = workload.access(tensor, side)
                 if access is not None:
-                    shapes[id(access)] = access_shape(access, workload.domain)
+                    shapes[tensor, side] = access_shape(access, workload.domain)
         return cls(loops, shapes)
 
 
@@ -579,7 +580,7 @@ def analyze_renamed(
     counted_sides: dict[tuple[str, str], Volumes] = {}
     for tensor, side, access in sides:
         links = links_for(arch, tensor, side)
-        shape = renaming.shapes.get(id(access))
+        shape = renaming.shapes.get((tensor, side))
         key = None
         if shape is not None:
             key = (links, spatial_wanted, candidate_key(renaming.loops, candidate, shape))
