@@ -48,10 +48,13 @@ class _Sides:
 
 
 def _groups(table: np.ndarray, n_pes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per PE id: the smallest member of its group (-1: none) and the group's size."""
+    """Per PE id: the smallest member of its group (-1: none) and the group's size; a PE in
+    some pair is a member of its own group whether or not the table lists (p, p)."""
     representative = np.full(n_pes, -1, dtype=np.int64)
     size = np.zeros(n_pes, dtype=np.int64)
-    for receiver, sender in table.tolist():
+    pairs = {tuple(pair) for pair in table.tolist()}
+    pairs |= {(receiver, receiver) for receiver, _ in pairs}
+    for receiver, sender in sorted(pairs):
         size[receiver] += 1
         if representative[receiver] < 0 or sender < representative[receiver]:
             representative[receiver] = sender

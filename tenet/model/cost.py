@@ -311,6 +311,12 @@ def _with_displacements(link: Link, arch: Arch, deltas: list[tuple[int, ...]]) -
     return replace(link, relation=link.relation.intersect(shift))
 
 
+def bus_group(link: Link) -> isl.UnionMap:
+    """A multicast link's groups, each PE with itself: R ∪ {p -> p : p in dom R} (a relation
+    may leave the pairs (p, p) out; the group of p is R(p) ∪ {p} either way)."""
+    return link.relation.union(link.relation.domain().identity())
+
+
 def _any_step(space_time: SpaceTime) -> isl.UnionMap:
     """{ T[t] -> T[t'] }: every pair of used steps."""
     steps = space_time.time_domain
@@ -466,9 +472,10 @@ def _link_actions(
     """The actions of the `carried` values link `index` delivers to one tensor side."""
     if link.kind == "multicast":
         delivered = trace.delivered(index)
-        representative = link.relation.lexmin().product(space_time.time_domain.identity())
+        group = bus_group(link)
+        representative = group.lexmin().product(space_time.time_domain.identity())
         events = delivered.apply_domain(representative)  # [PE[r] -> T[t]] -> element
-        span = _pe_sum(events, _stamp_pe(space_time), link.relation)
+        span = _pe_sum(events, _stamp_pe(space_time), group)
         return TensorActions(link_register_writes=carried, bus_pitches=Fraction(span))
     if index not in hops:
         hops[index] = displacements(link)
@@ -519,7 +526,7 @@ def area_counts(arch: Arch) -> AreaCounts:
     pairs = groups = receivers = 0
     for link in arch.links:
         if link.kind == "multicast":
-            groups += count(link.relation.lexmin().range())
+            groups += count(bus_group(link).lexmin().range())
         else:
             pairs += count(link.relation)
             if is_reduction_tree(link):

@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 
 from tenet import analyze, load_arch, load_dataflow, load_workload, simulate
+from tenet.model.cost import area_counts
 
 from ..conftest import ARCHS, WORKLOADS
 from ..helpers import write_yaml
@@ -138,4 +139,38 @@ def test_32x32_bus_and_forwarding_match_enumeration(bus, tmp_path):
     workload = load_workload(GEMM / "workload.yaml", {"M": 40, "N": 8, "K": 6})
     dataflow = load_dataflow(path)
     engine, reference = analyze(workload, arch, dataflow), simulate(workload, arch, dataflow)
+    assert engine.cost == reference.cost
+
+
+@pytest.mark.parametrize("self_pairs", [True, False])
+def test_bus_group_with_or_without_self_pairs(self_pairs, tmp_path):
+    """A 4-PE broadcast group written with or without its (p, p) pairs is the same group
+    (docs/topologies.md writes one without): one bus driver, and every broadcast event
+    drives all 4 PEs. GEMM 4x1x3 with i on the PE: B[k,j] (3 elements) is wanted by all
+    4 PEs at step k, fetched once by PE 0 and broadcast: 3 events x 4 PEs = 12 bus
+    pitches. The enumeration agrees."""
+    relation = "{ PE[i] -> PE[j] }" if self_pairs else "{ PE[i] -> PE[j] : j != i }"
+    arch = load_arch(
+        write_yaml(
+            tmp_path,
+            "group",
+            {
+                "name": "group-4",
+                "pe": {"shape": [4]},
+                "interconnect": [{"relation": relation, "kind": "multicast", "window": [0]}],
+                "memory": {"word_bits": 16, "bandwidth_bits": 64, "avg_latency": 1},
+            },
+        )
+    )
+    arch = dataclasses.replace(arch, components=hand_components())
+    path = write_yaml(
+        tmp_path,
+        "flow",
+        {"name": "os", "space": "{ S[i,j,k] -> PE[i] }", "time": "{ S[i,j,k] -> T[k] }"},
+    )
+    workload = load_workload(GEMM / "workload.yaml", {"M": 4, "N": 1, "K": 3})
+    dataflow = load_dataflow(path)
+    engine, reference = analyze(workload, arch, dataflow), simulate(workload, arch, dataflow)
+    assert engine.cost.actions["B"].bus_pitches == 12
+    assert area_counts(arch).bus_groups == 1
     assert engine.cost == reference.cost
