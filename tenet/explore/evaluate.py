@@ -13,7 +13,9 @@ the workload share them.
 
 Legality of a generated candidate: its space and time maps are quasi-affine expressions of the
 instance, so they are functions on the domain; its PE coordinates are `(x - low) % size`, or
-`x - low` for a loop no longer than its axis, so it stays inside the array's box; and its
+`x - low` for a loop no longer than its axis, so it stays inside the box hull of the array
+(a space map whose used PEs leave an array that is not a box is illegal: `outside_array`,
+checked once per space map); and its
 stamp determines the instance (every loop is either a PE coordinate, a time dimension, or
 `size·floor(x/size) + x % size` of a tile dimension and a PE coordinate), so no (PE, step)
 holds two instances. The one check left is the order of the flow dependences, done here as
@@ -641,6 +643,8 @@ def evaluate_generated(argument: tuple) -> dict[str, Any]:
         return _evaluate_plain(
             shared, name, space_text, time_text, max_operations, objectives, tiles
         )
+    if shared.outside(space_text) is not None:  # used PEs off an array that is not a box
+        return {"legal": False, "violations": ["outside_array"]}
     renaming = shared.renaming() if candidate is not None and not tiles and not per_step else None
     if renaming is not None:  # no flow dependences: every generated candidate is legal
         try:

@@ -331,3 +331,40 @@ def test_search_counts_equal_analyze(tmp_path, workload_path, sets, arch_name):
         fast = analyze_candidate(shared, e.name, space, time, False, names)
         plain = analyze(workload, arch, Dataflow(e.name, space, time))
         assert signed_values(fast, names) == signed_values(plain, names), e.name
+
+
+def test_array_that_is_not_a_box(tmp_path):
+    """A triangular array (PE[i,j] with j <= i < 4): a candidate whose used PEs leave the
+    triangle is illegal (outside_array), as `validate` finds; the search counts exactly the
+    candidates `validate` accepts as legal, and its front is the plain model's."""
+    arch = load_arch(
+        write_yaml(
+            tmp_path,
+            "tri",
+            {
+                "name": "tri",
+                "pe": {"domain": "{ PE[i,j] : 0 <= i < 4 and 0 <= j <= i }"},
+                "interconnect": [{"relation": "{ PE[i,j] -> PE[i,j-1] }", "window": [1]}],
+                "memory": {"word_bits": 16, "bandwidth_bits": 64, "avg_latency": 1},
+            },
+        )
+    )
+    # one loop longer than 1: on axis 0, PE[i, 0] stays in the triangle; on axis 1, PE[0, i]
+    # leaves it (two loops on both axes would always reach PE[0, 1], outside)
+    workload = load_workload(GEMM, {"M": 4, "N": 1, "K": 1})
+    _, found = enumerate_candidates(workload, arch)
+    legal = 0
+    for e in found:
+        dataflow = Dataflow(e.name, parse_union_map(e.space), parse_union_map(e.time))
+        legal += validate(workload, arch, dataflow).legal
+    assert 0 < legal < len(found)
+    result = explore(workload, arch, ("latency",), prune=False)
+    assert result.legal == legal
+    best = result.pareto[0]
+    plain = analyze(
+        workload, arch, Dataflow("b", parse_union_map(best.space), parse_union_map(best.time))
+    )
+    assert plain.latency == best.analysis.latency
+    assert validate(
+        workload, arch, Dataflow("b", parse_union_map(best.space), parse_union_map(best.time))
+    ).legal
