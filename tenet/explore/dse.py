@@ -271,10 +271,14 @@ def explore(
             # with pruning, a task also gets the vectors counted so far (a pruned result stays
             # valid in any later run: what dominates it is a candidate of the same space)
             beat = [list(v) for v in front_so_far]
+            # a task's result depends on the vectors it is pruned against and on the isl
+            # budget too: both are in its key, so a journal never serves a pruned or skipped
+            # result to a search where it might not hold
+            against = hashlib.sha256(repr((beat, max_operations)).encode()).hexdigest()[:16]
             for i in batch:
                 e = found[i]
                 text = f"fast{int(per_step)}{int(bounds is not None)}{','.join(objectives)}"
-                text += tiles_text(e.tiles)
+                text += tiles_text(e.tiles) + against
                 digest = hashlib.sha256(blob + (text + e.space + e.time).encode()).hexdigest()[:16]
                 argument = (
                     blob,

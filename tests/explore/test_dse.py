@@ -506,3 +506,22 @@ def test_emit_is_the_old_name_of_write_dataflows():
 
     assert emit is write_dataflows
     assert dse.emit_network is dse.write_network_dataflows
+
+
+def test_journal_resumes_and_serves_only_what_holds(tmp_path):
+    """A rerun on its journal counts nothing again; a search of another sample of the space
+    on the same journal gives the front it gives without a journal (a candidate pruned in
+    the first search, against vectors the second may not have, is not taken as pruned)."""
+    workload, arch = gemm({"M": 8, "N": 8, "K": 8}), load_arch(SYSTOLIC_4X4)
+    journal = tmp_path / "dse.jsonl"
+    first = explore(workload, arch, limit=20, seed=1, journal=journal).to_dict()
+    lines = journal.read_text().splitlines()
+    assert explore(workload, arch, limit=20, seed=1, journal=journal).to_dict() == first
+    assert journal.read_text().splitlines() == lines
+    for seed in (2, 3):
+        alone = explore(workload, arch, limit=12, seed=seed).to_dict()
+        shared = explore(workload, arch, limit=12, seed=seed, journal=journal).to_dict()
+        assert [comparable(p) for p in shared["pareto"]] == [comparable(p) for p in alone["pareto"]]
+        assert [shared[k] for k in ("evaluated", "pruned", "ties")] == [
+            alone[k] for k in ("evaluated", "pruned", "ties")
+        ]
