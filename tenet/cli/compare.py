@@ -125,6 +125,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.dataflow is None and args.best is None:
         raise InputError("give -d/--dataflow, --best OBJECTIVE, or both")
+    if args.tile and args.dataflow is None:
+        raise InputError(
+            "sets the tile depths of the dataflow given with -d; --best searches the tile "
+            "depth itself",
+            "--tile",
+        )
     if args.emit and args.best is None:
         raise InputError("writes the dataflows --best finds: add --best OBJECTIVE", "--emit")
     workload_path = resolve_workload(args.workload)
@@ -211,6 +217,7 @@ def best_result(workload, arch, objective: str, args: argparse.Namespace) -> dic
         "notation": entry.notation,
         "space": entry.space,
         "time": entry.time,
+        **({"tiles": dict(entry.tiles)} if entry.tiles else {}),
         "best": {
             "objective": objective,
             "value": OBJECTIVES[objective].value(entry.analysis),

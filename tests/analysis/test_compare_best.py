@@ -121,6 +121,7 @@ def test_best_and_given_dataflow_side_by_side(capsys):
         (["--best", "latency", *sets_args(1)], "nothing to search"),
         ([*sets_args(4)], "give -d/--dataflow, --best OBJECTIVE, or both"),
         (["-d", "os-systolic-8x8", "--emit", "out", *sets_args(4)], "--emit"),
+        (["--best", "latency", "--tile", "GLB=1", *sets_args(4)], "--best searches the tile"),
     ],
 )
 def test_best_errors(extra, message, capsys):
@@ -187,3 +188,26 @@ def test_winner():
     assert winner([5, 3, 3], maximize=False) == 1
     assert winner([0.2, 0.5, None], maximize=True) == 1
     assert winner([None], maximize=False) is None
+
+
+def test_best_names_the_tile_depth_it_found(capsys):
+    """On an arch with memory levels the search also picks the SRAM tile depth; the JSON
+    row says which (`tiles`), and `analyze` of the found maps with that depth gives the
+    same level traffic."""
+    from tenet.model.dataflow import Dataflow
+    from tenet.util.isl_util import parse_union_map
+
+    rc, out, _ = run_cli(
+        ["compare", "-w", "gemm", "-a", "mtia-like", "--best", "latency", *sets_args(8)]
+        + ["--format", "json", "-q"],
+        capsys,
+    )
+    assert rc == 0
+    row = json.loads(out)["results"][0]
+    assert set(row["tiles"]) == {"SRAM"}
+    workload = load_workload(WORKLOADS / "gemm" / "workload.yaml", {"M": 8, "N": 8, "K": 8})
+    arch = load_arch(ARCHS / "mtia-like.yaml")
+    found = Dataflow(
+        "found", parse_union_map(row["space"]), parse_union_map(row["time"]), tiles=row["tiles"]
+    )
+    assert analyze(workload, arch, found).to_dict()["levels"] == row["levels"]
