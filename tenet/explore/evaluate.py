@@ -571,6 +571,8 @@ def analyze_renamed(
     sizes = shared.stamp_sizes.get(sizes_key)
     if sizes is None:
         relations = lazy.get()[1]
+        if len(shared.stamp_sizes) >= COUNTS_KEPT:
+            shared.stamp_sizes.clear()
         sizes = shared.stamp_sizes[sizes_key] = (relations.active_pes, relations.time_steps)
     active_pes, time_steps = sizes
     check = None
