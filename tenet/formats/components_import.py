@@ -55,7 +55,7 @@ DRAM_WIDTH_BITS = 64
 
 def component_of(name: str) -> str | None:
     """The component an ERT/ART entry name maps onto, or None."""
-    leaf = str(name).split("[", 1)[0].rsplit(".", 1)[-1].lower()
+    leaf = re.sub(r"\[[^\]]*\]", "", str(name)).rsplit(".", 1)[-1].lower()  # ranges anywhere
     for component, pattern in PATTERNS:
         if re.search(pattern, leaf):
             return component

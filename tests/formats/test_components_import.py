@@ -68,6 +68,7 @@ def systolic():
 
 def test_names_map_onto_components():
     assert component_of("system_top_level.mac[1..256]") == "mac"
+    assert component_of("system.PE[0..15].mac") == "mac"  # a range before the last part
     assert component_of("PE.weights_spad_regfile[0..3]") == "register"
     assert component_of("System_top_level.GlobalBuffer[1..1]") == "scratchpad"
     assert component_of("system_top_level.DRAM[1..1]") == "dram"
