@@ -307,6 +307,8 @@ def _levels(raw: Any, word_bits: int, source: str) -> list[MemoryLevel]:
                 )
             if expect_number(bandwidth, source, f"{key}.bandwidth_gbps") <= 0:
                 raise InputError("must be positive", source, f"{key}.bandwidth_gbps")
+        if any(level.name == str(entry["name"]) for level in levels):
+            raise InputError(f"a second level named {entry['name']!r}", source, f"{key}.name")
         levels.append(MemoryLevel(str(entry["name"]), capacity, float(bandwidth or 0)))
     for inner, outer in itertools.pairwise(levels):
         if outer.capacity_words < inner.capacity_words:

@@ -308,16 +308,29 @@ def _number(value: Any, source: str | None, key: str) -> Fraction:
     """A non-negative finite number, exact as written."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(f"expected a number, got {value!r}", source, key)
-    if not math.isfinite(value):
+    if isinstance(value, float) and not math.isfinite(value):
         raise InputError(f"must be a finite number, got {value}", source, key)
     if value < 0:
         raise InputError(f"must not be negative, got {value}", source, key)
+    if value > LARGEST_NUMBER:
+        raise InputError("too large (at most 1e30)", source, key)
     return _exact(value)
+
+
+#: The largest component value taken (pJ, µm², µm, pJ/bit...): far above any real part, and
+#: low enough that every total of the cost stays a float in the JSON.
+LARGEST_NUMBER = 10**30
+
+
+#: The largest size or width a component key takes (the fits compute in floating point).
+LARGEST_INT = 2**60
 
 
 def _positive_int(value: Any, source: str | None, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise InputError(f"expected a positive integer, got {value!r}", source, key)
+    if value > LARGEST_INT:
+        raise InputError(f"too large: {value} (at most 2**60)", source, key)
     return value
 
 

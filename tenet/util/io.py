@@ -191,10 +191,16 @@ def size_in_words(value: Any, word_bits: int, source: str | None, key: str) -> i
         amount = float(number)
     except ValueError:
         amount = None
-    if amount is None or amount < 0 or (unit and unit not in _UNITS):
+    if amount is None or not math.isfinite(amount) or amount < 0 or (unit and unit not in _UNITS):
         raise InputError(
             f"cannot read size {value!r} (e.g. 4096 words, 64KiB, 1MiB, 16MB)", source, key
         )
     if not unit:
+        if amount != int(amount):
+            raise InputError(
+                f"a size in words is a whole number, got {value!r} (or give bytes: 64KiB)",
+                source,
+                key,
+            )
         return int(amount)
     return int(amount * _UNITS[unit] * 8 // word_bits)

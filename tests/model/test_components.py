@@ -214,6 +214,11 @@ def test_library_matches_technology_components():
         ({"components": {"mac": {"area_um2": "big"}}}, "components.mac.area_um2"),
         ({"components": {"scratchpad": {"size_bytes": 0}}}, "components.scratchpad.size_bytes"),
         ({"components": {"pe_pitch_um": -3}}, "components.pe_pitch_um"),
+        ({"components": {"mac": {"energy_pj": 10**400}}}, "components.mac.energy_pj"),
+        (
+            {"components": {"scratchpad": {"size_bytes": 10**30}}},
+            "components.scratchpad.size_bytes",
+        ),
     ],
 )
 def test_bad_input_one_line_exit_2(tmp_path, capsys, extra, key):

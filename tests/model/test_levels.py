@@ -570,3 +570,21 @@ def test_compare_tile_flag(tmp_path, capsys):
     assert rc == 0
     levels = [r["levels"][0] for r in json.loads(out)["results"]]
     assert [(lv["capacity_needed"], lv["fits"]) for lv in levels] == [(144, True), (144, False)]
+
+
+@pytest.mark.parametrize(
+    "levels, key, words",
+    [
+        ([("L0", float("nan"))], "levels[0].capacity", "cannot read size"),
+        ([("L0", float("inf"))], "levels[0].capacity", "cannot read size"),
+        ([("L0", 1024.7)], "levels[0].capacity", "whole number"),
+        ([("L0", 64), ("L0", 4096)], "levels[1].name", "a second level named 'L0'"),
+    ],
+)
+def test_bad_level_capacities_and_names(tmp_path, capsys, levels, key, words):
+    """A capacity that is not a finite whole number of words (or a size with a unit) and a
+    level name used twice give one line naming the key, exit 2."""
+    a = write_yaml(tmp_path, "a", arch_yaml([4, 4], levels))
+    rc, out, err = run_cli(["analyze", "-w", "gemm", "-a", a, "-d", "os-systolic-8x8"], capsys)
+    assert rc == 2 and not out
+    assert len(err.strip().splitlines()) == 1 and key in err and words in err
