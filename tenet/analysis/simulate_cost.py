@@ -209,7 +209,8 @@ def area_counts_by_enumeration(run, arch: Arch) -> AreaCounts:
             pairs += len(table)
             if _is_tree(link, table, len(run.pes)):
                 receivers += len(np.unique(table[:, 0]))
-    return AreaCounts(int(np.count_nonzero(run.in_array)), pairs, groups, receivers)
+    pes = int(np.count_nonzero(run.in_array))
+    return AreaCounts(pes, pairs, groups, receivers, arch.macs_per_pe)
 
 
 def simulate_cost(

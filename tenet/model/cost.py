@@ -106,6 +106,7 @@ class AreaCounts:
     forward_pairs: int  # (receiver, sender) pairs of forwarding links: one register each
     bus_groups: int  # multicast groups: one driver register each
     tree_receivers: int  # receivers of reduction trees: one adder each
+    macs_per_pe: int = 1  # MAC lanes per PE, each with its MAC and three registers
 
 
 @dataclass(frozen=True)
@@ -237,13 +238,14 @@ def tensor_energy(a: TensorActions, c: Components) -> EnergyParts:
 
 
 def area(counts: AreaCounts, c: Components) -> AreaParts:
-    """pe_array: per PE one MAC and three word registers (two operands, one accumulator);
+    """pe_array: per PE, per MAC lane (`macs_per_pe`), one MAC and three word registers (two
+    operands, one accumulator);
     link_registers: one word register per forwarding pair and one adder per reduction-tree
     receiver; buses: one driver register per multicast group (wires not modelled);
     scratchpad: one scratchpad."""
     reg = c.register_area_um2.value
     return AreaParts(
-        pe_array=counts.pes * (c.mac_area_um2.value + 3 * reg),
+        pe_array=counts.pes * counts.macs_per_pe * (c.mac_area_um2.value + 3 * reg),
         link_registers=counts.forward_pairs * reg + counts.tree_receivers * c.adder_area_um2.value,
         buses=counts.bus_groups * reg,
         scratchpad=Fraction(c.scratchpad_area_um2.value),
@@ -531,7 +533,7 @@ def area_counts(arch: Arch) -> AreaCounts:
             pairs += count(link.relation)
             if is_reduction_tree(link):
                 receivers += count(link.relation.domain())
-    return AreaCounts(arch.pe_count, pairs, groups, receivers)
+    return AreaCounts(arch.pe_count, pairs, groups, receivers, arch.macs_per_pe)
 
 
 def analysis_cost(

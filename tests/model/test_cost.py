@@ -392,3 +392,16 @@ def test_analyze_table_shows_cost():
         gemm(8, 8, 8), load_arch(ARCHS / "systolic-8x8.yaml"), gemm_flow("os-systolic-8x8")
     )
     assert "interconnect pJ" not in render_tables(analysis_tables(plain.to_dict()))
+
+
+def test_pe_area_counts_every_mac_lane():
+    """systolic-8x8-mac9: 64 PEs of 9 MAC lanes each; the PE array's area is
+    64 · 9 · (MAC + 3 registers), 9 times that of systolic-8x8 with the same components."""
+    nine = dataclasses.replace(preset("systolic-8x8-mac9"), components=hand_components())
+    one = dataclasses.replace(preset("systolic-8x8"), components=hand_components())
+    c = hand_components()
+    lane = c.mac_area_um2.value + 3 * c.register_area_um2.value
+    workload = gemm(8, 8, 8)
+    dataflow = gemm_flow("os-systolic-8x8")
+    assert analyze(workload, nine, dataflow).cost.area_um2.pe_array == 64 * 9 * lane
+    assert analyze(workload, one, dataflow).cost.area_um2.pe_array == 64 * lane
