@@ -298,7 +298,8 @@ def add_cost_arguments(parser: argparse.ArgumentParser) -> None:
         "--technology",
         metavar="NM",
         type=int,
-        help="the built-in component library at this node (nm) for an arch without one",
+        help="the built-in component library at this node (nm), for an arch that gives no "
+        "component costs of its own (refused for one that does)",
     )
 
 
@@ -307,11 +308,18 @@ def with_cost_flags(arch, args: argparse.Namespace):
     from dataclasses import replace
 
     node, path = getattr(args, "technology", None), getattr(args, "components", None)
-    if node is not None and arch.components is None:
+    if node is not None:
+        from tenet.formats.components_import import default_scratchpad_bytes
         from tenet.model.components import check_node, technology_components
 
         check_node(node, "--technology", None)
-        size = max(1, arch.memory.l2_words * arch.memory.word_bits // 8)
+        if arch.components is not None:
+            raise InputError(
+                f"arch {arch.name!r} already gives component costs (technology: or "
+                "components:); change the node there, or use an arch without them",
+                "--technology",
+            )
+        size = default_scratchpad_bytes(arch)
         arch = replace(arch, components=technology_components(node, arch.memory.word_bits, size))
     if path:
         from tenet.formats.components_import import load_components

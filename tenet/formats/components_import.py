@@ -32,6 +32,7 @@ from tenet.model.components import (
     Quantity,
     parse_components,
     pe_pitch,
+    scratchpad_values,
     technology_components,
 )
 from tenet.util.io import load_yaml
@@ -182,6 +183,7 @@ def load_components(path: str | Path, arch: Arch) -> Components:
             if isinstance(getattr(parsed, f.name), Quantity)
             and getattr(parsed, f.name).source.startswith(f"{source}:")
         }
+        given.update(_resized_scratchpad(arch.components, given, source))
         return _with_pitch(replace(arch.components, **given), given)
     if not any(k in data for k in ("ERT", "ART", "ERT_summary", "ART_summary")):
         raise InputError(
@@ -198,9 +200,47 @@ def load_components(path: str | Path, arch: Arch) -> Components:
         )
     base = arch.components
     if base is None:
-        size = max(1, arch.memory.l2_words * arch.memory.word_bits // 8)
-        base = technology_components(45, arch.memory.word_bits, size)
+        base = technology_components(45, arch.memory.word_bits, default_scratchpad_bytes(arch))
     return _with_pitch(replace(base, **values), values)
+
+
+def default_scratchpad_bytes(arch: Arch) -> int:
+    """memory.l2_words x word_bits / 8: the scratchpad size the library prices by default
+    (refused when the arch gives no scratchpad size: l2_words is 0)."""
+    size = arch.memory.l2_words * arch.memory.word_bits // 8
+    if size < 1:
+        raise InputError(
+            "the scratchpad has no size (memory.l2_words is 0): set memory.l2_words, or give "
+            "components.scratchpad.size_bytes in the arch",
+            arch.source,
+            "memory.l2_words",
+        )
+    return size
+
+
+def _resized_scratchpad(
+    base: Components, given: dict[str, Quantity], source: str
+) -> dict[str, Quantity]:
+    """When a table changes the scratchpad's size or width but not its energies and area,
+    those of the arch's node at the new size and width (the table's own values win)."""
+    if "scratchpad_size_bytes" not in given and "scratchpad_width_bits" not in given:
+        return {}
+    priced = ("scratchpad_read_pj", "scratchpad_write_pj", "scratchpad_area_um2")
+    if all(key in given for key in priced):
+        return {}
+    if base.node_nm is None:
+        raise InputError(
+            "the arch's scratchpad values come from a file with no technology node: give "
+            "read_pj, write_pj and area_um2 with the new size or width",
+            source,
+            "components.scratchpad",
+        )
+    size = given.get("scratchpad_size_bytes", base.scratchpad_size_bytes)
+    width = given.get("scratchpad_width_bits", base.scratchpad_width_bits)
+    values = scratchpad_values(
+        base.node_nm, int(size.value), int(width.value), size.source, width.source
+    )
+    return {key: values[key] for key in priced if key not in given}
 
 
 def _with_pitch(merged: Components, given: dict[str, Quantity]) -> Components:

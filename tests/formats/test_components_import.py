@@ -167,3 +167,49 @@ def test_bad_files_one_line_exit_2(tmp_path, capsys, data, where):
     assert rc == 2 and out == ""
     assert len(err.strip().splitlines()) == 1
     assert str(path) in err and where in err
+
+
+def small_arch(tmp_path, **extra) -> str:
+    data = {"name": "t", "pe": {"shape": [2, 2]}, "memory": {"word_bits": 16, "l2_words": 1024}}
+    data.update(extra)
+    return write_yaml(tmp_path, "arch", data)
+
+
+def test_table_that_resizes_the_scratchpad_reprices_it(tmp_path):
+    """An arch at 45 nm with a 2 KiB scratchpad; a table giving only size_bytes: 131072 prices
+    the scratchpad at 128 KiB (the library's values at that size), exactly as the arch key
+    would; read_pj given in the table wins over the re-priced one."""
+    arch = load_arch(small_arch(tmp_path, technology={"node_nm": 45}))
+    table = write_yaml(tmp_path, "t", {"components": {"scratchpad": {"size_bytes": 131072}}})
+    merged = load_components(table, arch)
+    direct = technology_components(45, 16, 131072)
+    assert merged.scratchpad_size_bytes.value == 131072
+    for key in ("scratchpad_read_pj", "scratchpad_write_pj", "scratchpad_area_um2"):
+        assert getattr(merged, key).value == getattr(direct, key).value, key
+    assert merged.scratchpad_read_pj.value != arch.components.scratchpad_read_pj.value
+    own = write_yaml(
+        tmp_path, "t2", {"components": {"scratchpad": {"size_bytes": 131072, "read_pj": 5}}}
+    )
+    assert load_components(own, arch).scratchpad_read_pj.value == 5
+
+
+def test_technology_flag_on_an_arch_with_components_is_refused(tmp_path, capsys):
+    path = small_arch(tmp_path, technology={"node_nm": 45})
+    for node in ("7", "3"):  # a valid node, and one outside the library
+        rc, out, err = run_cli(
+            ["analyze", "-w", "gemm", "-a", path, "-d", "os-systolic-8x8", "--technology", node],
+            capsys,
+        )
+        assert rc == 2 and not out
+        assert len(err.strip().splitlines()) == 1 and "--technology" in err
+
+
+def test_technology_flag_needs_a_scratchpad_size(tmp_path, capsys):
+    data = {"name": "t", "pe": {"shape": [2, 2]}, "memory": {"word_bits": 16, "l2_words": 0}}
+    path = write_yaml(tmp_path, "arch", data)
+    rc, out, err = run_cli(
+        ["analyze", "-w", "gemm", "-a", path, "-d", "os-systolic-8x8", "--technology", "45"],
+        capsys,
+    )
+    assert rc == 2 and not out
+    assert len(err.strip().splitlines()) == 1 and "memory.l2_words" in err
