@@ -126,9 +126,9 @@ def _accelergy(data: dict[str, Any], source: str) -> dict[str, Quantity]:
             if hit:
                 put(f"{component}_energy_pj", hit[0], "pJ", f"{label}, action {hit[1]}")
         elif component == "wire":
-            hit = _action(entry, ("transfer_random", "energy", "transfer", "read"), source, key)
-            if hit:
-                put("wire_pj_per_bit_mm", hit[0], "pJ/bit/mm", f"{label}, action {hit[1]}")
+            # not read: Accelergy prices one transfer of the wire's whole width over its
+            # length, and the ERT records neither, so no pJ/bit/mm follows from it
+            continue
         elif component == "dram":
             hit = _action(entry, READ_ACTIONS, source, key)
             if hit:
@@ -195,7 +195,7 @@ def load_components(path: str | Path, arch: Arch) -> Components:
     if not values:
         raise InputError(
             "no entry maps onto a component (names containing mac, adder, reg, dram, glb/"
-            "sram/buffer/scratchpad, wire)",
+            "sram/buffer/scratchpad; wire entries are not read)",
             source,
         )
     base = arch.components

@@ -213,3 +213,21 @@ def test_technology_flag_needs_a_scratchpad_size(tmp_path, capsys):
     )
     assert rc == 2 and not out
     assert len(err.strip().splitlines()) == 1 and "memory.l2_words" in err
+
+
+def test_ert_wire_entry_is_not_read(tmp_path):
+    """An ERT wire entry prices a transfer of a wire whose width and length the ERT does
+    not record: the wire energy stays the library's (0.1015625 pJ/bit/mm at 45 nm)."""
+    ert = {
+        "ERT": {
+            "version": "0.4",
+            "tables": [
+                {"name": "system.mac[0..3]", "actions": [{"name": "compute", "energy": 1.5}]},
+                {"name": "system.wire", "actions": [{"name": "transfer", "energy": 7.0}]},
+            ],
+        }
+    }
+    arch = load_arch(small_arch(tmp_path))
+    loaded = load_components(write_yaml(tmp_path, "ert", ert), arch)
+    assert loaded.mac_energy_pj.value == Fraction(3, 2)
+    assert loaded.wire_pj_per_bit_mm.value == Fraction("0.1015625")
