@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from pathlib import Path
@@ -305,8 +306,11 @@ def check_known(data: Any, allowed: tuple[str, ...], source: str | None, prefix:
 
 
 def _number(value: Any, source: str | None, key: str) -> Fraction:
-    """A non-negative finite number, exact as written."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """A non-negative finite number, exact as written. YAML reads `1e-3` (no dot) as text,
+    so text that is a plain decimal number is taken too, exactly."""
+    if isinstance(value, str) and _DECIMAL.fullmatch(value.strip()):
+        value = Fraction(value.strip())
+    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction)):
         raise InputError(f"expected a number, got {value!r}", source, key)
     if isinstance(value, float) and not math.isfinite(value):
         raise InputError(f"must be a finite number, got {value}", source, key)
@@ -316,6 +320,9 @@ def _number(value: Any, source: str | None, key: str) -> Fraction:
         raise InputError("too large (at most 1e30)", source, key)
     return _exact(value)
 
+
+#: A decimal number as text: 12, 0.5, 1e-3, 2.5E+2.
+_DECIMAL = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 #: The largest component value taken (pJ, µm², µm, pJ/bit...): far above any real part, and
 #: low enough that every total of the cost stays a float in the JSON.

@@ -252,3 +252,13 @@ def test_technology_flag_refuses_unknown_node(capsys):
         capsys,
     )
     assert rc == 2 and len(err.strip().splitlines()) == 1 and "--technology" in err
+
+
+def test_number_written_without_a_dot(tmp_path):
+    """YAML reads `1e-3` as text; a component value so written is taken exactly."""
+    path = tmp_path / "a.yaml"
+    path.write_text(
+        "name: t\npe: {shape: [2, 2]}\nmemory: {word_bits: 16, l2_words: 4096}\n"
+        "components:\n  mac: {energy_pj: 1e-3}\n"
+    )
+    assert load_arch(path).components.mac_energy_pj.value == Fraction(1, 1000)
