@@ -3,7 +3,9 @@ layer by layer on one arch, with per-layer results and network totals."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import pickle
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -318,19 +320,30 @@ def record_analysis(record: Mapping[str, Any], arch: Arch) -> Analysis:
 
 
 def job_key(job: LayerJob) -> str:
-    """Identical layers (same workload, parameters, stride, dataflow, arch) share one key."""
+    """Identical layers (same workload, parameters, stride, dataflow, arch) share one key. It
+    holds what the files say, not only their names (a hash of the workload and dataflow files
+    and of the loaded arch), and the isl budget: a journal never answers for an edited file."""
     layer = job.layer
+    workload = workload_path(layer)
     return json.dumps(
         [
-            str(workload_path(layer)),
+            str(workload),
             sorted(layer.params.items()),
             list(layer.stride),
             list(layer.dilation),
             job.dataflow,
             job.arch.name,
             str(job.arch.source),
+            job.max_isl_ops,
+            _digest(Path(workload).read_bytes()),
+            _digest(Path(job.dataflow).read_bytes()),
+            _digest(pickle.dumps(job.arch)),
         ]
     )
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 @dataclass

@@ -535,3 +535,40 @@ def test_onnx_missing_package_says_how_to_install(tmp_path, monkeypatch):
     path.write_bytes(b"")
     with pytest.raises(InputError, match=r"tenet-dataflow\[onnx\]"):
         load_network(path)
+
+
+def test_a_journal_never_answers_for_an_edited_file(tmp_path):
+    """After the layer's dataflow file is edited (all of GEMM 8³ on one PE, one instance per
+    step: 512 steps) or the arch loses its links, a rerun on the same journal gives what a
+    run without the journal gives, not the old numbers."""
+    flow = write_yaml(
+        tmp_path,
+        "flow",
+        {
+            "name": "os",
+            "space": "{ S[i,j,k] -> PE[i % 8, j % 8] }",
+            "time": "{ S[i,j,k] -> T[floor(i/8), floor(j/8), i % 8 + j % 8 + k] }",
+        },
+    )
+    layers = [{"name": "a", "workload": "gemm", "params": {"M": 8, "N": 8, "K": 8}}]
+    network = load_network(
+        write_yaml(tmp_path, "net", {"layers": [{**layers[0], "dataflow": str(flow)}]})
+    )
+    arch = load_arch(ARCHS / "systolic-8x8.yaml")
+    journal = tmp_path / "layers.jsonl"
+    before = analyze_network(network, arch, journal=journal).to_dict()
+    write_yaml(
+        tmp_path,
+        "flow",
+        {"name": "os", "space": "{ S[i,j,k] -> PE[0, 0] }", "time": "{ S[i,j,k] -> T[i, j, k] }"},
+    )
+    after = analyze_network(network, arch, journal=journal).to_dict()
+    assert after == analyze_network(network, arch).to_dict()
+    assert after["layers"][0]["time_steps"] == 512 != before["layers"][0]["time_steps"]
+    import dataclasses
+
+    bare = dataclasses.replace(arch, links=[])
+    assert (
+        analyze_network(network, bare, journal=journal).to_dict()
+        == analyze_network(network, bare).to_dict()
+    )
