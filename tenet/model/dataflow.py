@@ -249,6 +249,8 @@ def bind_dataflow(dataflow: Dataflow, workload: Workload, arch: Arch) -> BoundDa
                 "space",
             )
     time_tuples = set(name_of_map_range(maps["time"]))
+    if not time_tuples:
+        raise InputError("maps no instance of the workload's domain", source, "time")
     if len(time_tuples) != 1:
         raise InputError(
             "all statements must map to one time tuple of one arity, got "

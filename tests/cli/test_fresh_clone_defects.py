@@ -32,7 +32,7 @@ from tenet.formats.presets import (
 from tenet.model.checks import WARNING_KINDS, AnalysisWarning
 
 from ..conftest import ROOT
-from ..helpers import run_cli
+from ..helpers import run_cli, write_yaml
 
 GEMM = ["-w", "gemm", "-a", "systolic-8x8", "-d", "os-systolic-8x8"]
 SMALL = ["--set", "M=16", "--set", "N=16", "--set", "K=16"]
@@ -567,3 +567,22 @@ def test_each_kind_comes_from_its_check():
     assert {"outside_array", "same_step_cycle", "crowded_stamps", "idle_link"} <= set(WARNING_KINDS)
     with pytest.raises(ValueError):
         AnalysisWarning("no_such_kind", "text")
+
+
+def test_maps_that_hold_no_instance_say_so(tmp_path, capsys):
+    """A dataflow whose maps hold no instance of the domain (a condition nothing meets):
+    one line saying so, exit 2 (the message used to end in 'got ' and nothing)."""
+    flow = write_yaml(
+        tmp_path,
+        "d",
+        {
+            "name": "empty",
+            "space": "{ S[i,j,k] -> PE[i % 8, j % 8] : i < 0 }",
+            "time": "{ S[i,j,k] -> T[k] : i < 0 }",
+        },
+    )
+    rc, out, err = run_cli(
+        ["analyze", "-w", "gemm", "-a", "systolic-8x8", "-d", flow, "--set", "M=8"], capsys
+    )
+    assert rc == 2 and not out
+    assert len(err.strip().splitlines()) == 1 and "maps no instance" in err and "time" in err
