@@ -133,6 +133,13 @@ def check_layer(layer: Layer, index: int, source: str | None) -> None:
     """Parameters known to the workload, the workload buildable, a given dataflow found."""
     key = f"layers[{index}]"
     path = workload_path(layer, source, key)
+    if path.suffix.lower() in (".c", ".py"):
+        raise InputError(
+            f"a layer's workload is a workload YAML or preset, not a loop nest ({path.name}); "
+            f"turn it into one with `tenet workload show -w {path.name} --format yaml -o FILE`",
+            source,
+            f"{key}.workload",
+        )
     declared = load_yaml(path, "workload file").get("params") or {}
     for param in layer.params:
         if param not in declared:

@@ -572,3 +572,17 @@ def test_a_journal_never_answers_for_an_edited_file(tmp_path):
         analyze_network(network, bare, journal=journal).to_dict()
         == analyze_network(network, bare).to_dict()
     )
+
+
+def test_a_loop_nest_as_layer_workload_is_refused(tmp_path, capsys, monkeypatch):
+    """A layer whose workload is a Python loop nest: one line naming the network file and
+    layers[0].workload, exit 2."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "k.py").write_text("def k(A, B):\n    for i in range(4):\n        B[i] = A[i]\n")
+    net = write_yaml(tmp_path, "n", {"layers": [{"name": "a", "workload": "k.py"}]})
+    rc, out, err = run_cli(
+        ["analyze", "-n", net, "-a", "systolic-8x8", "-d", "os-systolic-8x8"], capsys
+    )
+    assert rc == 2 and not out
+    assert len(err.strip().splitlines()) == 1
+    assert "layers[0].workload" in err and "loop nest" in err and str(net) in err
