@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -220,6 +221,15 @@ def einsum_statements(
 
 
 def _check_positive_extent(bound: str, values: dict[str, int], source: str, key: str) -> None:
+    for name in re.findall(r"[A-Za-z_]\w*", bound):
+        if name not in values and name not in ("floor", "ceil", "mod", "min", "max"):
+            known = ", ".join(values) or "none"
+            raise InputError(
+                f"parameter {name!r} has no value (declare it in the workload's 'params'; "
+                f"declared: {known})",
+                source,
+                key,
+            )
     params = f"[{', '.join(values)}] -> " if values else ""
     extent = parse_union_set(f"{params}{{ [x] : 0 <= x < {bound} }}", source, key)
     extent = fix_params(extent, values, source, key)

@@ -586,3 +586,13 @@ def test_maps_that_hold_no_instance_say_so(tmp_path, capsys):
     )
     assert rc == 2 and not out
     assert len(err.strip().splitlines()) == 1 and "maps no instance" in err and "time" in err
+
+
+def test_einsum_bound_with_an_undeclared_parameter(tmp_path, capsys):
+    """`bounds: {i: M}` with no `params`: one line saying M has no value (it used to blame
+    the isl syntax)."""
+    path = write_yaml(tmp_path, "w", {"name": "w", "einsum": "C[i] += A[i]", "bounds": {"i": "M"}})
+    rc, out, err = run_cli(["workload", "show", "-w", path], capsys)
+    assert rc == 2 and not out
+    assert len(err.strip().splitlines()) == 1
+    assert "bounds.i" in err and "parameter 'M' has no value" in err
