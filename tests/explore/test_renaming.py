@@ -83,7 +83,13 @@ def renamed_and_direct(workload, arch, interleave: bool):
     "workload_path, sets, arch_name, interleave",
     [
         (GEMM, {"M": 8, "N": 8, "K": 4}, "systolic-4x4", True),
-        (CONV, {"K": 2, "C": 1, "OX": 3, "OY": 3, "RX": 2, "RY": 2}, "systolic-4x4", False),
+        pytest.param(
+            CONV,
+            {"K": 2, "C": 1, "OX": 3, "OY": 3, "RX": 2, "RY": 2},
+            "systolic-4x4",
+            False,
+            marks=pytest.mark.slow,  # 5 s: the default run's budget (docs/contributing.md)
+        ),
         ("shifted", None, "systolic-8x8-rev", True),
     ],
 )
