@@ -15,7 +15,6 @@ import contextlib
 import hashlib
 import inspect
 import json
-import math
 import pickle
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -26,7 +25,13 @@ from typing import Any
 
 from tenet.analysis.validate import validate
 from tenet.errors import InputError, IslLimitError
-from tenet.explore.evaluate import BoundBasis, bound_values, evaluate_chunk, shared_work
+from tenet.explore.evaluate import (
+    BoundBasis,
+    bound_values,
+    evaluate_chunk,
+    shared_work,
+    signed_bounds,
+)
 from tenet.explore.objectives import (
     ADDITIVE_OBJECTIVES,
     COST_HINT,
@@ -396,14 +401,7 @@ def candidate_bounds(
             values = bound_values(basis, most)
             if "dram" in objectives:  # docs/dse.md, "Memory levels in the space"
                 values["dram"] = dram_floor(workload, arch, values["traffic"])
-            vector = []
-            for name in objectives:
-                objective = OBJECTIVES[name]
-                if name not in values:
-                    vector.append(-math.inf)  # no bound: never beaten
-                else:
-                    vector.append(-values[name] if objective.maximize else values[name])
-            cache[most] = tuple(vector)
+            cache[most] = signed_bounds(values, objectives)  # -inf: no bound, never beaten
         out.append(cache[most])
     return out
 
