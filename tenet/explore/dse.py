@@ -273,12 +273,10 @@ def explore(
                     batch.append(i)
             position += size
             tasks = {}
-            # with pruning, a task also gets the vectors counted so far (a pruned result stays
-            # valid in any later run: what dominates it is a candidate of the same space)
+            # with pruning, a task also gets the vectors counted so far; its result depends on
+            # them and on the isl budget, so both are in its key: a journal never serves a
+            # pruned or skipped result to a search where it might not hold
             beat = [list(v) for v in front_so_far]
-            # a task's result depends on the vectors it is pruned against and on the isl
-            # budget too: both are in its key, so a journal never serves a pruned or skipped
-            # result to a search where it might not hold
             against = hashlib.sha256(repr((beat, max_operations)).encode()).hexdigest()[:16]
             for i in batch:
                 e = found[i]
@@ -450,8 +448,8 @@ def _chunks(tasks: list[tuple[str, tuple]]) -> list[tuple[str, list[tuple[str, t
     size = max(1, min(CHUNK, -(-len(tasks) // CHUNKS_PER_BATCH)))
     groups: dict[Any, list[tuple[str, tuple]]] = {}
     for key, (_, argument) in tasks:
-        candidate = argument[9] if len(argument) > 9 else None
-        groups.setdefault(getattr(candidate, "spatial", None), []).append((key, argument))
+        candidate = argument[9]  # the task's Candidate (explore always passes it)
+        groups.setdefault(candidate.spatial, []).append((key, argument))
     out = []
     for members in groups.values():
         for start in range(0, len(members), size):
