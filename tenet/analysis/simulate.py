@@ -38,7 +38,6 @@ from tenet.model.checks import (
     outside_array_message,
 )
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
-from tenet.model.levels import levels_dram_words
 from tenet.model.metrics import Analysis, Volumes, arch_constants, links_for
 from tenet.model.schedule_time import StepCounts
 from tenet.model.workload import SIDES, Workload
@@ -420,7 +419,7 @@ def simulate(
             uses,
             volumes,
             run.n_instances * workload.macs_per_instance,
-            levels_dram_words(levels),
+            levels,
         )
         if uses
         else None,

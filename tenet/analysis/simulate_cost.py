@@ -15,6 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from tenet.model.levels import LevelTraffic, levels_dram_words
 from tenet.model.arch import Arch
 from tenet.model.cost import AreaCounts, Cost, TensorActions, hop_length, price
 from tenet.model.metrics import Volumes, links_for
@@ -219,9 +220,10 @@ def simulate_cost(
     uses: Mapping[tuple[str, str], object],
     volumes: Mapping[str, Mapping[str, Volumes | None]],
     macs: int,
-    dram_words: int | None = None,
+    levels: list[LevelTraffic] | None = None,
 ) -> Cost:
-    """The Cost of a simulated run (`uses`: the SideUse of every tensor side)."""
+    """The Cost of a simulated run (`uses`: the SideUse of every tensor side; `levels`: the
+    memory-level traffic the simulator walked)."""
     actions: dict[str, TensorActions] = {}
     for tensor, sides in volumes.items():
         acts = TensorActions()
@@ -229,4 +231,10 @@ def simulate_cost(
             if v is not None:
                 acts = acts + side_actions(run, arch, tensor, side, uses[(tensor, side)])
         actions[tensor] = acts
-    return price(actions, macs, area_counts_by_enumeration(run, arch), arch.components, dram_words)
+    return price(
+        actions,
+        macs,
+        area_counts_by_enumeration(run, arch),
+        arch.components,
+        levels_dram_words(levels or []),
+    )

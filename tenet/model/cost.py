@@ -21,6 +21,7 @@ import islpy as isl
 
 from tenet.model.arch import Arch, Link
 from tenet.model.components import Components
+from tenet.model.levels import LevelTraffic, levels_dram_words
 from tenet.model.relations import SpaceTime
 from tenet.util.isl_util import count, simplify
 
@@ -542,12 +543,17 @@ def analysis_cost(
     volumes: Mapping[str, Mapping[str, Any]],
     traces: Mapping[tuple[str, str], SideTrace],
     macs: int,
+    levels: list[LevelTraffic] | None = None,
     dram_words: int | None = None,
 ) -> Cost:
-    """The Cost of one analysis on an arch with components."""
+    """The Cost of one analysis on an arch with components: its actions counted, the
+    memory levels' traffic (`levels`, docs/levels.md) priced; `dram_words` overrides the
+    DRAM words the levels give."""
     if arch.components is None:
         raise ValueError(f"arch {arch.name!r} has no components to price")
     actions = count_actions(arch, space_time, volumes, traces)
+    if dram_words is None:
+        dram_words = levels_dram_words(levels or [])
     return price(actions, macs, area_counts(arch), arch.components, dram_words)
 
 

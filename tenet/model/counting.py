@@ -13,7 +13,7 @@ from tenet.model.arch import Arch
 from tenet.model.checks import dataflow_warnings, idle_links, outside_array
 from tenet.model.cost import SideTrace, analysis_cost, read_back
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
-from tenet.model.levels import level_traffic, levels_dram_words
+from tenet.model.levels import level_traffic
 from tenet.model.relations import SpaceTime, pe_conflict_chains, program_order
 from tenet.model.results import Analysis, Volumes, arch_constants
 from tenet.model.schedule_time import StepProfile, per_step_words, step_counts
@@ -213,7 +213,8 @@ def analyze_bound(
                 volumes,
                 traces,
                 instances * workload.macs_per_instance,
-                dram_words if dram_words is not None else levels_dram_words(levels),
+                levels,
+                dram_words,
             ),
             levels=levels,
         )
