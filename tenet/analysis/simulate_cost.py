@@ -15,9 +15,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from tenet.model.levels import LevelTraffic, levels_dram_words
 from tenet.model.arch import Arch
 from tenet.model.cost import AreaCounts, Cost, TensorActions, hop_length, price
+from tenet.model.levels import LevelTraffic, levels_dram_words
 from tenet.model.metrics import Volumes, links_for
 
 
