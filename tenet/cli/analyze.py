@@ -111,6 +111,8 @@ def tile_flags(values: list[str]) -> dict[str, int]:
             name, depth = name.strip(), depth.strip()
             if not sep or not name or not depth.lstrip("-").isdigit():
                 raise InputError(f"expected LEVEL=DEPTH (e.g. GLB=2), got {item!r}", "--tile")
+            if name in out:
+                raise InputError(f"level {name} is given twice; give each level once", "--tile")
             out[name] = int(depth)
     return out
 

@@ -266,6 +266,27 @@ def input_files(args: argparse.Namespace) -> list[tuple[str, Path]]:
     if not getattr(args, "network", None):  # with -n, -d names a dataflow of each layer
         for text in values("dataflow"):
             files.append(("-d", find_dataflow(text, workload)))
+    for flag, name in (("--components", "components"), ("--journal", "journal")):
+        files.extend((flag, Path(text)) for text in values(name))
+    return files
+
+
+def network_files(network, dataflows: str | None) -> list[tuple[str, Path]]:
+    """(where, file) of the files a network's layers read: each layer's workload, its own
+    dataflow, and the dataflows named with `-d` beside the layer's workload."""
+    from tenet.explore.network import workload_path
+    from tenet.formats.presets import resolve_dataflow
+
+    source = network.source or "-n"
+    names = [n.strip() for n in (dataflows or "").split(",") if n.strip()]
+    files = []
+    for index, layer in enumerate(network.layers):
+        key = f"{source}: layers[{index}]"
+        with contextlib.suppress(InputError):  # a missing file is reported when it is read
+            path = workload_path(layer)
+            files.append((f"{key}.workload", path))
+            for name in [layer.dataflow] if layer.dataflow else names:
+                files.append((f"{key} dataflow", resolve_dataflow(name, path)))
     return files
 
 
@@ -276,7 +297,7 @@ def check_output(args: argparse.Namespace, inputs: Sequence[tuple[str, Path]]) -
         return
     for flag, path in inputs:
         with contextlib.suppress(OSError):
-            if path.exists() and os.path.samefile(output, path):
+            if path.exists() and os.path.samefile(output, path):  # resolves links and ../
                 raise InputError(
                     f"would overwrite the input file {str(path)!r} (given with {flag}); "
                     "write the result to another file",
@@ -348,8 +369,10 @@ def check_plot(args: argparse.Namespace, inputs: Sequence[tuple[str, Path]]) -> 
     """Check `--plot FILE` before any work: a known image extension (none: `.png` is added,
     and said on stderr), not a directory, not the `-o` file, not an input file."""
     plot = getattr(args, "plot", None)
-    if not plot:
+    if plot is None:
         return
+    if not plot.strip():
+        raise InputError("is empty; give a file name such as plot.png", "--plot")
     path = Path(plot)
     if path.is_dir() or plot.endswith(("/", os.sep)):
         raise InputError("is a directory; give a file name such as plot.png", "--plot")
@@ -428,7 +451,9 @@ def network_inputs(args: argparse.Namespace):
         raise InputError("is not available with -n/--network", "--bound")
     if not args.arch:
         raise InputError("missing -a/--arch")
-    return load_network(args.network), with_cost_flags(load_arch(resolve_arch(args.arch)), args)
+    network = load_network(args.network)
+    check_output(args, network_files(network, args.dataflow))
+    return network, with_cost_flags(load_arch(resolve_arch(args.arch)), args)
 
 
 @contextlib.contextmanager

@@ -5,16 +5,20 @@ from __future__ import annotations
 import argparse
 
 from tenet.cli.common import (
+    add_cost_arguments,
     add_execution_arguments,
     add_function_argument,
     add_max_isl_ops,
     add_output,
     add_set_argument,
+    check_output,
     color_for,
     emit,
     execution_options,
+    network_files,
     parameters_as_flags,
     parse_sets,
+    with_cost_flags,
 )
 from tenet.errors import InputError
 from tenet.explore.objectives import DEFAULT_OBJECTIVES, objective_help, parse_objectives
@@ -76,6 +80,7 @@ def add_parser(sub) -> None:
         help="keep every dataflow with the same objective values as a front member",
     )
     add_max_isl_ops(group, "isl operations limit per analysis (a dataflow over it is skipped)")
+    add_cost_arguments(p)
     group = add_output(p, ("table", "json"))
     group.add_argument(
         "--emit", metavar="DIR", help="write the front as dataflow YAML files DIR/dse-001.yaml, ..."
@@ -117,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     workload = load_any_workload(
         resolve_workload(args.workload), parse_sets(args.set), args.function
     )
-    arch = load_arch(resolve_arch(args.arch))
+    arch = with_cost_flags(load_arch(resolve_arch(args.arch)), args)
     with parameters_as_flags(FLAGS):
         with progress_bar("exploring dataflows") as tick:
             report = explore(workload, arch, objectives, progress=tick, **options)
@@ -143,7 +148,8 @@ def run_dse_network(args: argparse.Namespace, objectives: tuple[str, ...], optio
     if args.set:
         raise InputError("does not apply to a network: put parameters in the network file", "--set")
     network = load_network(args.network)
-    arch = load_arch(resolve_arch(args.arch))
+    check_output(args, network_files(network, None))
+    arch = with_cost_flags(load_arch(resolve_arch(args.arch)), args)
     with parameters_as_flags(FLAGS):
         with progress_bar("exploring dataflows per layer") as tick:
             report = explore_network(network, arch, objectives, progress=tick, **options)
