@@ -125,3 +125,33 @@ def test_an_empty_plot_name_is_refused(args, plot, capsys):
     rc, _, err = run_cli([*args, "--plot", plot], capsys)
     assert rc == 2
     one_error_line(err, "--plot")
+
+
+# --- 3. dse --technology and --components -------------------------------------------------------
+
+
+@pytest.mark.parametrize("cost", [["--technology", "40"], ["--components", "TABLE"]])
+def test_dse_energy_objective_equals_analyze_with_the_same_cost_flag(cost, tmp_path, capsys):
+    """Each front member's energy_pj is the `analyze` energy of its dataflow, with the same
+    component flag (the 45 nm library with a 0.5 pJ MAC for the table)."""
+    import json
+
+    table = tmp_path / "t.yaml"
+    table.write_text(COMPONENTS)
+    cost = [table if c == "TABLE" else c for c in cost]
+    problem = ["-w", "gemm", "-a", "systolic-4x4", "--set", "M=8", "--set", "N=8", "--set", "K=8"]
+    rc, out, err = run_cli(
+        ["dse", *problem, "--objectives", "latency,energy_pj", *cost, "--format", "json"]
+        + ["--emit", tmp_path / "front", "--jobs", "1", "-q"],
+        capsys,
+    )
+    assert rc == 0, err
+    front = json.loads(out)["pareto"]
+    assert front
+    for n, member in enumerate(front, 1):
+        dataflow = tmp_path / "front" / f"dse-{n:03d}.yaml"
+        rc, out, err = run_cli(
+            ["analyze", *problem, "-d", dataflow, *cost, "--format", "json"], capsys
+        )
+        assert rc == 0, err
+        assert member["objectives"]["energy_pj"] == json.loads(out)["cost"]["energy_pj"]["total"]
