@@ -11,6 +11,7 @@ from tenet.cli.buffer_flags import (
     add_lookup_flags,
     area_constants_of,
     at_sizes,
+    check_positive_flags,
     check_word_bits,
     load_study_arch,
 )
@@ -121,6 +122,7 @@ def options_of(args: argparse.Namespace) -> tuple[BoundsOptions, object]:
     """The search options of the flags (checked), and the -a arch."""
     from tenet.bounds.slope import BoundsOptions
 
+    check_positive_flags(args)
     arch = load_study_arch(args.arch)
     word_bits = args.word_bits
     if word_bits is None:

@@ -4,6 +4,7 @@ size, the arch's memory levels, compute rate and the area split; and their check
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any
 
 from tenet.errors import InputError
@@ -64,6 +65,26 @@ def add_area_flags(group: Any) -> None:
         help="MAC and per-byte buffer areas from the built-in component library at this node "
         "(docs/components.md); without it, from the -a arch's technology:/components:",
     )
+
+
+#: The number flags of bounds and fuse that must be finite and positive, by attribute.
+POSITIVE_FLAGS = {
+    "area_mm2": "--area-mm2",
+    "bandwidth_gbps": "--bandwidth-gbps",
+    "clock_ghz": "--clock-ghz",
+    "macs_per_cycle": "--macs-per-cycle",
+    "mac_area_um2": "--mac-area-um2",
+    "byte_area_um2": "--byte-area-um2",
+}
+
+
+def check_positive_flags(args: argparse.Namespace) -> None:
+    """Refuse a zero, negative, infinite or NaN value of a number flag (area, bandwidth,
+    clock, MAC rate, unit areas): x must satisfy 0 < x < inf."""
+    for name, flag in POSITIVE_FLAGS.items():
+        value = getattr(args, name, None)
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise InputError(f"must be a positive number, got {value:g}", flag)
 
 
 def at_sizes(items: list[str]) -> list[str]:

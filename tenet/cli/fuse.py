@@ -11,6 +11,7 @@ from tenet.cli.buffer_flags import (
     add_lookup_flags,
     area_constants_of,
     at_sizes,
+    check_positive_flags,
     check_word_bits,
     load_study_arch,
 )
@@ -202,6 +203,7 @@ def run(args: argparse.Namespace) -> int:
     from tenet.report.serial import to_json
     from tenet.report.tables import render_tables
 
+    check_positive_flags(args)
     chain = load_chain(resolve_workload(args.workload), parse_sets(args.set))
     if args.word_bits is not None:
         chain.word_bits = check_word_bits(args.word_bits)

@@ -155,3 +155,20 @@ def test_dse_energy_objective_equals_analyze_with_the_same_cost_flag(cost, tmp_p
         )
         assert rc == 0, err
         assert member["objectives"]["energy_pj"] == json.loads(out)["cost"]["energy_pj"]["total"]
+
+
+# --- 4. non-positive numbers in bounds and fuse flags -------------------------------------------
+
+BOUNDS = ["bounds", "--einsum", "O[m,n] += A[m,k] * W[k,n]", "--shape", "m=4,k=4,n=4"]
+AREA = ["--technology", "45", "--bandwidth-gbps", "1", "--area-mm2", "1"]
+
+
+@pytest.mark.parametrize("command", [BOUNDS, ["fuse", "-w", "gpt3-ffn"]])
+@pytest.mark.parametrize(
+    "flag", ["--area-mm2", "--bandwidth-gbps", "--clock-ghz", "--macs-per-cycle"]
+)
+@pytest.mark.parametrize("value", ["-10", "0", "nan", "inf"])
+def test_bounds_and_fuse_refuse_a_non_positive_number(command, flag, value, capsys):
+    rc, _, err = run_cli([*command, *AREA, f"{flag}={value}"], capsys)
+    assert rc == 2
+    one_error_line(err, flag, "must be a positive number")
