@@ -28,7 +28,7 @@ from tenet.analysis.points import (
     unique_rows,
 )
 from tenet.analysis.simulate_cost import read_back_of, simulate_cost
-from tenet.analysis.simulate_levels import simulate_levels
+from tenet.analysis.simulate_levels import simulate_level_walks, walk_hierarchy
 from tenet.errors import InputError
 from tenet.model.arch import Arch
 from tenet.model.checks import (
@@ -323,22 +323,30 @@ def words_per_step(use: SideUse, n_steps: int) -> np.ndarray:
     return np.bincount(use.step[use.unique], minlength=n_steps)
 
 
+def step_costs_of(
+    words_in: np.ndarray, words_out: np.ndarray, word_bits: int, bandwidth_bits: int
+) -> list[int]:
+    """The cycles of each step: max(1, ceil(in·word_bits/bandwidth_bits),
+    ceil(out·word_bits/bandwidth_bits))."""
+    return [
+        max(
+            1,
+            math.ceil(Fraction(a * word_bits, bandwidth_bits)),
+            math.ceil(Fraction(b * word_bits, bandwidth_bits)),
+        )
+        for a, b in zip(words_in.tolist(), words_out.tolist())
+    ]
+
+
 def walk_steps(
     words_in: np.ndarray, words_out: np.ndarray, word_bits: int, bandwidth_bits: int
 ) -> StepCounts:
     """Step by step: each step costs max(1, ceil(in·word_bits/bandwidth_bits),
     ceil(out·word_bits/bandwidth_bits)) cycles; the busiest steps give the peaks."""
-    cycles = 0
-    for a, b in zip(words_in.tolist(), words_out.tolist()):
-        cycles += max(
-            1,
-            math.ceil(Fraction(a * word_bits, bandwidth_bits)),
-            math.ceil(Fraction(b * word_bits, bandwidth_bits)),
-        )
     return StepCounts(
         peak_ingress=int(words_in.max(initial=0)),
         peak_egress=int(words_out.max(initial=0)),
-        step_cycles=cycles,
+        step_cycles=sum(step_costs_of(words_in, words_out, word_bits, bandwidth_bits)),
     )
 
 
@@ -390,7 +398,14 @@ def simulate(
             done += 1
             if progress:
                 progress(done, steps)
-    levels = simulate_levels(run, workload, arch, bound, dataflow.source)
+    walks = simulate_level_walks(run, workload, arch, bound, dataflow.source)
+    levels = [traffic for traffic, _ in walks]
+    memory = arch.memory
+    costs = step_costs_of(
+        per_step["read"], per_step["write"], memory.word_bits, memory.bandwidth_bits
+    )
+    macs = run.n_instances * workload.macs_per_instance
+    cost = simulate_cost(run, arch, uses, volumes, macs, levels) if uses else None
     return Analysis(
         workload=workload.name,
         arch=arch.name,
@@ -405,22 +420,15 @@ def simulate(
         **arch_constants(arch),
         warnings=run.stamp_warnings()
         + idle_links(arch, used_links)
-        + [w for w in (level.warning() for level in levels) if w],
+        + [w for w in (level.warning() for level in levels) if w]
+        + ([] if cost is None else list(cost.warnings)),
         levels=levels,
+        hierarchy=walk_hierarchy(walks, arch, costs),
         step_counts=walk_steps(
             per_step["read"],
             per_step["write"],
             arch.memory.word_bits,
             arch.memory.bandwidth_bits,
         ),
-        cost=simulate_cost(
-            run,
-            arch,
-            uses,
-            volumes,
-            run.n_instances * workload.macs_per_instance,
-            levels,
-        )
-        if uses
-        else None,
+        cost=cost,
     )

@@ -83,12 +83,19 @@ class Energy:
 
 @dataclass(frozen=True)
 class MemoryLevel:
-    """One level of a memory hierarchy (innermost first): capacity and the bandwidth at
-    which it is read and written from the level inside it."""
+    """One level of a memory hierarchy (innermost first): capacity, the bandwidth at
+    which it is read and written from the level inside it, and whether it holds two tiles
+    (the next one filling while the current one runs)."""
 
     name: str
     capacity_words: int
     bandwidth_gbps: float
+    double_buffered: bool = True
+
+    def bits_per_cycle(self, clock_ghz: float) -> Fraction:
+        """bandwidth_gbps · 8 / clock_ghz, exactly (the decimals as written): the bits
+        per cycle of its boundary with the level inside it."""
+        return Fraction(repr(self.bandwidth_gbps)) * 8 / Fraction(repr(clock_ghz))
 
 
 @dataclass
@@ -105,6 +112,7 @@ class Arch:
     source: str | None = None
     levels: list[MemoryLevel] = field(default_factory=list)
     components: Components | None = None  # per-action pJ and per-instance µm² (cost model)
+    clock_ghz: float = 1.0  # cycles per ns: turns a level's GB/s into bits per cycle
 
 
 def pe_domain_from_shape(shape: list[int], name: str = "PE") -> isl.UnionSet:
@@ -294,7 +302,11 @@ def _levels(raw: Any, word_bits: int, source: str) -> list[MemoryLevel]:
         key = f"levels[{n}]"
         entry = expect_mapping(entry, source, key)
         check_keys(
-            entry, ("name", "capacity", "bandwidth_gbps"), ("name", "capacity"), source, key + "."
+            entry,
+            ("name", "capacity", "bandwidth_gbps", "double_buffered"),
+            ("name", "capacity"),
+            source,
+            key + ".",
         )
         capacity = size_in_words(entry["capacity"], word_bits, source, f"{key}.capacity")
         if capacity < 1:
@@ -309,7 +321,12 @@ def _levels(raw: Any, word_bits: int, source: str) -> list[MemoryLevel]:
                 raise InputError("must be positive", source, f"{key}.bandwidth_gbps")
         if any(level.name == str(entry["name"]) for level in levels):
             raise InputError(f"a second level named {entry['name']!r}", source, f"{key}.name")
-        levels.append(MemoryLevel(str(entry["name"]), capacity, float(bandwidth or 0)))
+        double = entry.get("double_buffered", True)
+        if not isinstance(double, bool):
+            raise InputError(
+                f"expected true or false, got {double!r}", source, f"{key}.double_buffered"
+            )
+        levels.append(MemoryLevel(str(entry["name"]), capacity, float(bandwidth or 0), double))
     for inner, outer in itertools.pairwise(levels):
         if outer.capacity_words < inner.capacity_words:
             raise InputError(
@@ -334,6 +351,7 @@ def load_arch(path: str | Path) -> Arch:
             "levels",
             "technology",
             "components",
+            "clock_ghz",
         ),
         ("pe",),
         source,
@@ -361,6 +379,7 @@ def load_arch(path: str | Path) -> Arch:
     pe_tuple = check_pe_domain(domain, source, "pe")
     links = parse_interconnect(data.get("interconnect"), domain, pe_tuple, source)
     memory = _memory(data.get("memory"), source)
+    levels = _levels(data.get("levels"), memory.word_bits, source)
     return Arch(
         name=str(data.get("name") or Path(path).stem),
         pe_domain=domain,
@@ -370,7 +389,7 @@ def load_arch(path: str | Path) -> Arch:
         links=links,
         macs_per_pe=expect_int(data.get("macs_per_pe", 1), source, "macs_per_pe", 1),
         memory=memory,
-        levels=_levels(data.get("levels"), memory.word_bits, source),
+        levels=levels,
         energy=_energy(data.get("energy"), source),
         source=source,
         components=parse_components(
@@ -379,8 +398,18 @@ def load_arch(path: str | Path) -> Arch:
             memory.word_bits,
             memory.l2_words,
             source,
+            tuple(level.name for level in levels),
+            levels[0].capacity_words if levels else None,
         ),
+        clock_ghz=_clock(data.get("clock_ghz", 1.0), source),
     )
+
+
+def _clock(value: Any, source: str) -> float:
+    """`clock_ghz`: a positive number of cycles per ns."""
+    if expect_number(value, source, "clock_ghz") <= 0:
+        raise InputError(f"must be positive, got {value!r}", source, "clock_ghz")
+    return float(value)
 
 
 def with_topology(arch: Arch, topology: str) -> Arch:
@@ -405,4 +434,5 @@ def with_topology(arch: Arch, topology: str) -> Arch:
         source=arch.source,
         levels=arch.levels,
         components=arch.components,
+        clock_ghz=arch.clock_ghz,
     )

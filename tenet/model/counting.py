@@ -13,10 +13,11 @@ from tenet.model.arch import Arch
 from tenet.model.checks import dataflow_warnings, idle_links, outside_array
 from tenet.model.cost import SideTrace, analysis_cost, read_back
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
-from tenet.model.levels import level_traffic
+from tenet.model.hierarchy_time import hierarchy_time
+from tenet.model.levels import level_traffic_maps
 from tenet.model.relations import SpaceTime, pe_conflict_chains, program_order
 from tenet.model.results import Analysis, Volumes, arch_constants
-from tenet.model.schedule_time import StepProfile, per_step_words, step_counts
+from tenet.model.schedule_time import StepProfile, per_step_words, step_counts_and_costs
 from tenet.model.workload import SIDES, Workload
 from tenet.util.isl_util import DEFAULT_MAX_OPERATIONS, count, operations_limit, simplify
 
@@ -168,11 +169,12 @@ def analyze_bound(
         instances = count(workload.domain)
         stamps = count(space_time.stamp_domain)
         counted = steps = None
+        step_costs: dict[str, isl.PwAff] = {}
         if per_step or profile:
             words_in = per_step_words(fetched["read"])
             words_out = per_step_words(fetched["write"])
             memory = arch.memory
-            counted = step_counts(
+            counted, step_costs = step_counts_and_costs(
                 space_time.time_domain,
                 words_in,
                 words_out,
@@ -180,7 +182,31 @@ def analyze_bound(
                 memory.bandwidth_bits,
             )
             steps = StepProfile.of(words_in, words_out) if profile else None
-        levels = level_traffic(workload, arch, bound, source)
+        with_maps = level_traffic_maps(workload, arch, bound, source)
+        levels = [traffic for traffic, _ in with_maps]
+        time_steps = count(space_time.time_domain)
+        hierarchy = None
+        if counted is not None and bound.time_tuple[0] in step_costs:
+            hierarchy = hierarchy_time(
+                with_maps,
+                arch,
+                step_costs[bound.time_tuple[0]],
+                counted.step_cycles,
+                time_steps,
+            )
+        cost = (
+            None
+            if traces is None
+            else analysis_cost(
+                arch,
+                space_time,
+                volumes,
+                traces,
+                instances * workload.macs_per_instance,
+                levels,
+                dram_words,
+            )
+        )
         return Analysis(
             workload=workload.name,
             arch=arch.name,
@@ -189,7 +215,7 @@ def analyze_bound(
             macs=instances * workload.macs_per_instance,
             pe_count=arch.pe_count,
             active_pes=count(space_time.space_domain),
-            time_steps=count(space_time.time_domain),
+            time_steps=time_steps,
             stamps=stamps,
             volumes=volumes,
             **arch_constants(arch),
@@ -202,21 +228,13 @@ def analyze_bound(
                 crowded_stamps(space_time, workload, arch.macs_per_pe, instances, stamps),
             )
             + idle_links(arch, used_links)
-            + [w for w in (level.warning() for level in levels) if w],
+            + [w for w in (level.warning() for level in levels) if w]
+            + ([] if cost is None else list(cost.warnings)),
             step_counts=counted,
             profile=steps,
-            cost=None
-            if traces is None
-            else analysis_cost(
-                arch,
-                space_time,
-                volumes,
-                traces,
-                instances * workload.macs_per_instance,
-                levels,
-                dram_words,
-            ),
+            cost=cost,
             levels=levels,
+            hierarchy=hierarchy,
         )
 
 

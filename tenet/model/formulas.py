@@ -78,6 +78,12 @@ def schedule_delay(step_cycles: int, avg_latency: int) -> int:
     return step_cycles + avg_latency - 1
 
 
+def hierarchy_delay(cycles: int, avg_latency: int) -> int:
+    """Σ_U s(U) + prologues + epilogues + avg_latency − 1: the time through the memory
+    hierarchy (docs/levels.md), the latency paid once as in schedule_delay."""
+    return cycles + avg_latency - 1
+
+
 def overlapped_delay(steps: int, ingress: int, egress: int) -> int:
     """max(steps, ingress, egress): the schedule's steps with perfect prefetch."""
     return max(steps, ingress, egress)

@@ -10,7 +10,8 @@ lexicographically previous and next USED tiles:
 * exits  Q_X = F_X \\ (next ; F_X) (the last tile has no next, so all of it exits): an
   exit writes back when the element was written in some tile of that stay, i.e. between
   the stay's entry (the last entry at or before the exit) and the exit;
-* capacity_needed = max_u Σ_X |F_X(u)|.
+* capacity_needed = max_u Σ_X |F_X(u)| (single-buffered); a double-buffered level also
+  holds the words filling next(u) and the words prev(u) still writes back.
 
 Everything is counted with barvinok; the maximum is isl's integer maximum of each
 quasi-affine piece of the per-tile count (pieces of higher degree are sliced).
@@ -56,6 +57,10 @@ class LevelTraffic:
     bandwidth_gbps: float  # of the level above
     capacity_exact: bool = True
     outermost_above: bool = False  # the level above is the outermost one (DRAM, say)
+    # max_u Σ_X |F_X(u)|, the capacity one tile needs (capacity_needed is this figure for
+    # a single-buffered level); None: not known (read back from an older JSON)
+    capacity_needed_single: int | None = None
+    double_buffered: bool = False
 
     @property
     def reads(self) -> int:
@@ -101,6 +106,12 @@ class LevelTraffic:
             "capacity_exact": self.capacity_exact,
             "capacity": self.capacity,
             "fits": self.fits,
+            **(
+                {}
+                if self.capacity_needed_single is None
+                else {"capacity_needed_single": self.capacity_needed_single}
+            ),
+            "double_buffered": self.double_buffered,
             "tensors": {x: {"reads": r, "writes": w} for x, (r, w) in self.tensors.items()},
             "reads": self.reads,
             "writes": self.writes,
@@ -128,6 +139,8 @@ def levels_from_dict(data: list[dict[str, Any]], arch: Arch) -> list[LevelTraffi
                 bandwidth_gbps=arch.levels[above].bandwidth_gbps,
                 capacity_exact=entry["capacity_exact"],
                 outermost_above=above == len(names) - 1,
+                capacity_needed_single=entry.get("capacity_needed_single"),
+                double_buffered=entry.get("double_buffered", False),
             )
         )
     return out
@@ -220,6 +233,17 @@ def write_first_elements(
     return out
 
 
+@dataclass(frozen=True)
+class TensorMaps:
+    """One tensor at one level, as relations Tile -> X: its footprint F_X, the words that
+    fill a tile from the level above (its entries that are reads) and the words written
+    back at the exits after a tile."""
+
+    footprint: isl.UnionMap
+    fills: isl.UnionMap
+    drains: isl.UnionMap | None
+
+
 def tensor_traffic(
     instance_tile: isl.UnionMap,
     prev: isl.UnionMap,
@@ -227,18 +251,21 @@ def tensor_traffic(
     time_map: isl.UnionMap,
     reads: isl.UnionMap | None,
     writes: isl.UnionMap | None,
-) -> tuple[int, int, isl.UnionMap]:
-    """(reads, writes, F_X) of one tensor at one level: reads = |E| − |write-first
-    elements|; writes = |{ exits (u, e) : e written in some tile w, s(u,e) <= w <= u }|,
-    s(u, e) the stay's entry. `tiles_le` = { u -> v : v <= u } over the used tiles."""
+) -> tuple[int, int, TensorMaps]:
+    """(reads, writes, maps) of one tensor at one level: reads = |fills|, the entries less
+    each write-first element's first entry; writes = |{ exits (u, e) : e written in some
+    tile w, s(u,e) <= w <= u }|, s(u, e) the stay's entry. `tiles_le` = { u -> v : v <= u }
+    over the used tiles."""
     to_tile = instance_tile.reverse()
     footprint = simplify(to_tile.apply_range(_union(reads, writes)))  # Tile -> X
     entries = simplify(footprint.subtract(prev.apply_range(footprint)))
-    n_reads = count(entries)
+    fills = entries
     first_written = write_first_elements(time_map, reads, writes)
     if first_written is not None:
-        n_reads -= count(first_written)
-    n_writes = 0
+        # a write-first element's first entry is at its first tile: no read there
+        first_tile = footprint.reverse().lexmin().intersect_domain(first_written)
+        fills = simplify(entries.subtract(first_tile.reverse()))
+    drains = None
     if writes is not None:
         written = simplify(to_tile.apply_range(writes))  # Tile -> X, tiles that write it
         exits = simplify(footprint.subtract(prev.reverse().apply_range(footprint)))
@@ -254,19 +281,25 @@ def tensor_traffic(
             .intersect(since_entry)
             .domain()
         )
-        n_writes = count(dirty)
-    return n_reads, n_writes, footprint
+        drains = simplify(dirty.unwrap())
+    n_writes = 0 if drains is None else count(drains)
+    return count(fills), n_writes, TensorMaps(footprint, fills, drains)
 
 
 def max_per_tile(footprints: isl.UnionMap) -> tuple[int, bool]:
     """(max_u Σ_X |F_X(u)|, exact): the per-tile count is barvinok's card() of the union of
-    the footprints; each quasi-affine piece is maximised by isl (exact); a piece of higher
-    degree is sliced into one constant per value of the tile coordinates it involves, or,
-    when that is more than MAX_SLICED_TILES values, bounded by isl's bound, exact only when
-    isl reports the bound tight (attained by some tile)."""
-    best, exact = 0, True
+    the footprints (see `max_of_counts`)."""
     pieces: list[isl.PwQPolynomial] = []
     footprints.card().foreach_pw_qpolynomial(pieces.append)
+    return max_of_counts(pieces)
+
+
+def max_of_counts(pieces: list[isl.PwQPolynomial]) -> tuple[int, bool]:
+    """(max_u of a per-tile count, exact): each quasi-affine piece is maximised by isl
+    (exact); a piece of higher degree is sliced into one constant per value of the tile
+    coordinates it involves, or, when that is more than MAX_SLICED_TILES values, bounded by
+    isl's bound, exact only when isl reports the bound tight (attained by some tile)."""
+    best, exact = 0, True
     for pw in pieces:
         for domain, qp in pw.get_pieces():
             single = isl.PwQPolynomial.alloc(domain, qp)
@@ -280,6 +313,19 @@ def max_per_tile(footprints: isl.UnionMap) -> tuple[int, bool]:
     return best, exact
 
 
+def per_tile_words(umap: isl.UnionMap | None) -> isl.PwQPolynomial | None:
+    """u -> |{ e : (u, e) ∈ umap }| for a relation Tile -> elements (barvinok's card()),
+    as one piecewise quasi-polynomial on the tiles (None when empty)."""
+    if umap is None or umap.is_empty():
+        return None
+    out = None
+    pieces: list[isl.PwQPolynomial] = []
+    umap.card().foreach_pw_qpolynomial(pieces.append)
+    for pw in pieces:
+        out = pw if out is None else out.add(pw)
+    return out
+
+
 def _slice_points(domain: isl.Set, qp: isl.QPolynomial) -> int:
     """How many values of the coordinates `qp` involves the domain has."""
     shadow = domain
@@ -287,6 +333,21 @@ def _slice_points(domain: isl.Set, qp: isl.QPolynomial) -> int:
         if not qp.involves_dims(isl.dim_type.in_, i, 1):
             shadow = shadow.project_out(isl.dim_type.set, i, 1)
     return count(shadow)
+
+
+@dataclass(frozen=True)
+class LevelMaps:
+    """The relations of one level that its time through the hierarchy needs
+    (tenet.model.hierarchy_time): the tile map τ (T -> Tile), the used tiles, prev
+    (Tile -> Tile), and the words that fill each tile and drain after it (Tile -> X, all
+    tensors; a tensor's elements keep its name)."""
+
+    depth: int
+    tau: isl.UnionMap
+    used_tiles: isl.UnionSet
+    prev: isl.UnionMap
+    fills: isl.UnionMap | None
+    drains: isl.UnionMap | None
 
 
 def level_traffic(
@@ -297,6 +358,16 @@ def level_traffic(
 ) -> list[LevelTraffic]:
     """The traffic of every level of `arch.levels` given a tile depth in the dataflow's
     `tiles`, innermost first (empty when it gives none)."""
+    return [traffic for traffic, _ in level_traffic_maps(workload, arch, bound, source)]
+
+
+def level_traffic_maps(
+    workload: Workload,
+    arch: Arch,
+    bound: BoundDataflow,
+    source: str | None = None,
+) -> list[tuple[LevelTraffic, LevelMaps]]:
+    """`level_traffic`, each level with its relations (`LevelMaps`)."""
     tiles = bound.tiles
     if not tiles:
         return []
@@ -304,14 +375,15 @@ def level_traffic(
     out = []
     for index, depth in chosen:
         level, above = arch.levels[index], arch.levels[index + 1]
-        instance_tile = simplify(bound.time_map.apply_range(tile_map(bound.time_tuple, depth)))
+        tau = tile_map(bound.time_tuple, depth)
+        instance_tile = simplify(bound.time_map.apply_range(tau))
         used_tiles = simplify(instance_tile.range())
         prev = time_predecessor(used_tiles)
         tiles_le = used_tiles.lex_ge_union_set(used_tiles)  # u -> v with v <= u
         per_tensor: dict[str, tuple[int, int]] = {}
-        footprints = None
+        footprints = fills = drains = None
         for tensor in workload.tensors:
-            r, w, footprint = tensor_traffic(
+            r, w, maps = tensor_traffic(
                 instance_tile,
                 prev,
                 tiles_le,
@@ -320,24 +392,52 @@ def level_traffic(
                 workload.access(tensor, "write"),
             )
             per_tensor[tensor] = (r, w)
-            footprints = footprint if footprints is None else footprints.union(footprint)
-        needed, exact = max_per_tile(footprints)
+            footprints = _union(footprints, maps.footprint)
+            fills = _union(fills, maps.fills)
+            drains = _union(drains, maps.drains)
+        single, exact_single = max_per_tile(footprints)
+        needed, exact = single, exact_single
+        if level.double_buffered:
+            needed, exact = double_buffered_capacity(footprints, fills, drains, prev)
         out.append(
-            LevelTraffic(
-                name=level.name,
-                above=above.name,
-                tile_depth=depth,
-                tiles=count(used_tiles),
-                capacity_needed=needed,
-                capacity=level.capacity_words,
-                tensors=per_tensor,
-                word_bits=arch.memory.word_bits,
-                bandwidth_gbps=above.bandwidth_gbps,
-                capacity_exact=exact,
-                outermost_above=index + 1 == len(arch.levels) - 1,
+            (
+                LevelTraffic(
+                    name=level.name,
+                    above=above.name,
+                    tile_depth=depth,
+                    tiles=count(used_tiles),
+                    capacity_needed=needed,
+                    capacity=level.capacity_words,
+                    tensors=per_tensor,
+                    word_bits=arch.memory.word_bits,
+                    bandwidth_gbps=above.bandwidth_gbps,
+                    capacity_exact=exact,
+                    outermost_above=index + 1 == len(arch.levels) - 1,
+                    capacity_needed_single=single,
+                    double_buffered=level.double_buffered,
+                ),
+                LevelMaps(depth, tau, used_tiles, prev, fills, drains),
             )
         )
     return out
+
+
+def double_buffered_capacity(
+    footprints: isl.UnionMap,
+    fills: isl.UnionMap | None,
+    drains: isl.UnionMap | None,
+    prev: isl.UnionMap,
+) -> tuple[int, bool]:
+    """(max_u [Σ_X |F_X(u)| + fill words of next(u) + drain words of prev(u)], exact): a
+    double-buffered level holds tile u while next(u) arrives and prev(u) still leaves."""
+    total = per_tile_words(footprints)
+    following = None if fills is None else prev.reverse().apply_range(fills)  # u -> fills(next u)
+    preceding = None if drains is None else prev.apply_range(drains)  # u -> drains(prev u)
+    for extra in (following, preceding):
+        words = per_tile_words(extra)
+        if words is not None:
+            total = words if total is None else total.add(words)
+    return max_of_counts([] if total is None else [total])
 
 
 def levels_dram_words(levels: list[LevelTraffic]) -> int | None:

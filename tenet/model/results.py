@@ -17,6 +17,7 @@ from tenet.model.formulas import (
     avg_active_pes,
     compute_delay,
     energy,
+    hierarchy_delay,
     latency,
     overlapped_delay,
     per_cycle,
@@ -26,6 +27,7 @@ from tenet.model.formulas import (
     transfer_delay,
     utilization,
 )
+from tenet.model.hierarchy_time import HierarchyTime, LevelTime
 from tenet.model.levels import LevelTraffic, levels_dram_words, levels_from_dict
 from tenet.model.schedule_time import StepCounts, StepProfile
 from tenet.model.workload import SIDES
@@ -144,6 +146,27 @@ class Analysis:
     profile: StepProfile | None = None  # in(t) and out(t) piece by piece (analyze --profile)
     cost: Cost | None = None  # energy in pJ and area in µm² (docs/energy.md)
     levels: list[LevelTraffic] = field(default_factory=list)  # docs/levels.md
+    hierarchy: HierarchyTime | None = None  # time through the levels (docs/levels.md)
+
+    @property
+    def hierarchy_delay(self) -> int | None:
+        """delay.hierarchy: Σ_U s(U) + prologues + epilogues + avg_latency − 1; None when
+        no level has a tile depth (or the per-step numbers were not counted)."""
+        if self.hierarchy is None:
+            return None
+        return hierarchy_delay(self.hierarchy.cycles, self.avg_latency)
+
+    def level_dicts(self) -> list[dict[str, Any]]:
+        """`levels` of the JSON: each level's traffic, with its transfer cycles when the
+        time through the hierarchy was counted."""
+        times = {} if self.hierarchy is None else {t.name: t for t in self.hierarchy.levels}
+        out = []
+        for level in self.levels:
+            entry = level.to_dict()
+            if level.name in times:
+                entry.update(times[level.name].to_dict())
+            out.append(entry)
+        return out
 
     def dram_words(self) -> int | None:
         """Words crossing into the outermost memory level (reads + writes of the level just
@@ -327,6 +350,8 @@ class Analysis:
                 steps=self.steps, schedule=self.schedule_delay, overlapped=self.overlapped_delay
             )
             schedule = {"utilization_schedule": self.utilization_schedule}
+            if self.hierarchy is not None:
+                delay.update(hierarchy=self.hierarchy_delay, bound_by=self.hierarchy.bound_by)
             bandwidth.update(
                 peak_ingress=self.peak_ingress,
                 peak_egress=self.peak_egress,
@@ -355,7 +380,7 @@ class Analysis:
             "warning_kinds": [warning_kind(w) for w in self.warnings],
             **({} if self.profile is None else {"profile": self.profile.to_dict()}),
             **({} if self.cost is None else {"cost": self.cost.to_dict()}),
-            **({"levels": [level.to_dict() for level in self.levels]} if self.levels else {}),
+            **({"levels": self.level_dicts()} if self.levels else {}),
         }
 
     @classmethod
@@ -417,6 +442,7 @@ class Analysis:
             warnings=with_kinds(data["warnings"], data.get("warning_kinds")),
             step_counts=counted,
             levels=levels_from_dict(data.get("levels", []), arch),
+            hierarchy=hierarchy_from_dict(data, arch.memory.avg_latency),
         )
         if analysis.to_dict()["delay"] != data["delay"] or analysis.energy != data["energy"]:
             raise ValueError(
@@ -424,13 +450,33 @@ class Analysis:
                 f"and the memory and energy constants of arch {arch.name!r}"
             )
         if exact_cost is not None and "cost" in data:
-            analysis.cost = rebuild_cost(exact_cost, analysis.macs, arch)
+            analysis.cost = rebuild_cost(exact_cost, analysis.macs, arch, analysis.levels)
             if analysis.cost.to_dict() != data["cost"]:
                 raise ValueError(
                     f"the cost of {data['dataflow']!r} does not follow from its action counts "
                     f"and the components of arch {arch.name!r}"
                 )
         return analysis
+
+
+def hierarchy_from_dict(data: Mapping[str, Any], avg_latency: int) -> HierarchyTime | None:
+    """The HierarchyTime of an analysis' JSON (`delay.hierarchy`, `delay.bound_by` and each
+    level's transfer cycles); None when it has none. What was sliced is not in the JSON."""
+    delay = data["delay"]
+    if "hierarchy" not in delay:
+        return None
+    levels = tuple(
+        LevelTime(
+            entry["name"],
+            entry["fill_cycles"],
+            entry["drain_cycles"],
+            entry["double_buffered"],
+            entry["stall_cycles"],
+        )
+        for entry in data.get("levels", [])
+        if "fill_cycles" in entry
+    )
+    return HierarchyTime(delay["hierarchy"] - avg_latency + 1, delay["bound_by"], levels)
 
 
 @dataclass(frozen=True)
@@ -607,6 +653,7 @@ class Totals:
     schedule: ScheduleTotals | None = field(default_factory=lambda: ScheduleTotals(0, 0, 0, 0))
     cost: CostTotals | None = field(default_factory=CostTotals)
     levels: tuple[LevelTotal, ...] | None = ()
+    hierarchy: int | None = 0  # Σ delay.hierarchy; None when some run has none
 
     @classmethod
     def of(cls, analysis: Analysis) -> Totals:
@@ -635,6 +682,7 @@ class Totals:
             schedule=ScheduleTotals.of(analysis) if analysis.step_counts is not None else None,
             cost=None if analysis.cost is None else CostTotals.of(analysis.cost),
             levels=tuple(map(LevelTotal.of, analysis.levels)) if analysis.levels else None,
+            hierarchy=analysis.hierarchy_delay,
         )
 
     def __add__(self, other: Any) -> Totals:
@@ -668,6 +716,11 @@ class Totals:
                 self.cost + other.cost if self.cost is not None and other.cost is not None else None
             ),
             levels=_add_levels(self.levels, other.levels),
+            hierarchy=(
+                self.hierarchy + other.hierarchy
+                if self.hierarchy is not None and other.hierarchy is not None
+                else None
+            ),
         )
 
     def __rmul__(self, count: int) -> Totals:
@@ -689,6 +742,7 @@ class Totals:
             schedule=count * self.schedule if self.schedule is not None else None,
             cost=count * self.cost if self.cost is not None else None,
             levels=None if self.levels is None else tuple(count * x for x in self.levels),
+            hierarchy=None if self.hierarchy is None else count * self.hierarchy,
         )
 
     @property
@@ -749,6 +803,8 @@ class Totals:
             out["bandwidth"].update(
                 peak_ingress=self.schedule.peak_ingress, peak_egress=self.schedule.peak_egress
             )
+            if self.hierarchy is not None and self.layers:
+                out["delay"]["hierarchy"] = self.hierarchy
         if self.cost is not None and self.layers:
             out["cost"] = self.cost.to_dict()
         if self.levels:

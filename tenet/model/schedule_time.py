@@ -191,21 +191,46 @@ def step_counts(
     """Peaks of in(t) and out(t) and Σ_t of the step cost over T_used (`time_domain`), from
     the per-step words of the read sides (`words_in`) and write sides (`words_out`), as
     `per_step_words` gives them."""
+    return step_counts_and_costs(time_domain, words_in, words_out, word_bits, bandwidth_bits)[0]
+
+
+def step_counts_and_costs(
+    time_domain: isl.UnionSet,
+    words_in: dict[str, isl.PwQPolynomial],
+    words_out: dict[str, isl.PwQPolynomial],
+    word_bits: int,
+    bandwidth_bits: int,
+) -> tuple[StepCounts, dict[str, isl.PwAff]]:
+    """`step_counts`, and the step cost itself, cost(t) = max(1, ceil(in(t)·word_bits /
+    bandwidth_bits), ceil(out(t)·word_bits / bandwidth_bits)), as one quasi-affine PwAff
+    per time space (its name) defined on every used step (pieces that are not quasi-affine
+    are sliced into constants, as for the sum)."""
     tally = [0, 0]
     n_pieces = sum(pw.n_piece() for pw in [*words_in.values(), *words_out.values()])
     peak_in = peak_out = cycles = 0
+    costs: dict[str, isl.PwAff] = {}
     for used in sets_of(time_domain):
         name = used.get_tuple_name()
         pieces_in = affine_pieces(words_in.get(name), tally)
         pieces_out = affine_pieces(words_out.get(name), tally)
         peak_in = max(peak_in, peak(pieces_in))
         peak_out = max(peak_out, peak(pieces_out))
-        cycles += _total_cost(
-            used,
-            _cycles(pieces_in, word_bits, bandwidth_bits),
-            _cycles(pieces_out, word_bits, bandwidth_bits),
-        )
-    return StepCounts(peak_in, peak_out, cycles, n_pieces, tally[0], tally[1])
+        cycles_in = _cycles(pieces_in, word_bits, bandwidth_bits)
+        cycles_out = _cycles(pieces_out, word_bits, bandwidth_bits)
+        cycles += _total_cost(used, cycles_in, cycles_out)
+        costs[name] = _cost_function(used, cycles_in, cycles_out)
+    return StepCounts(peak_in, peak_out, cycles, n_pieces, tally[0], tally[1]), costs
+
+
+def _cost_function(
+    used: isl.Set, cycles_in: isl.PwAff | None, cycles_out: isl.PwAff | None
+) -> isl.PwAff:
+    """t -> max(1, cycles_in(t), cycles_out(t)) on every step of `used` (absent = 0)."""
+    out = isl.PwAff.alloc(used, _constant(used, isl.Val(1)))
+    for part in (cycles_in, cycles_out):
+        if part is not None:
+            out = out.union_max(part.intersect_domain(used))
+    return out.coalesce()
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,213 @@
+"""Time through the memory hierarchy (docs/levels.md, "Time through the hierarchy"), exact.
+
+For each level L with a tile depth, innermost first, and its tiles u in order:
+
+* C(u), the compute of u: for the innermost tiled level Σ_{t ∈ u} cost(t), the step cost of
+  delay.schedule; for a level further out Σ of the inner level's s(v) over its tiles v in u;
+* F(u) = ceil(fill_words(u) · word_bits / b), D(u) = ceil(writeback_words(u) · word_bits / b),
+  b the bits per cycle of the level above (bandwidth_gbps · 8 / clock_ghz);
+* s(u) = max(C(u), F(next u) + D(prev u)) when L is double buffered (plus a prologue F(first)
+  and an epilogue D(last)), s(u) = F(u) + C(u) + D(u) when it is not.
+
+The total is Σ_U s(U) over the outermost tiled level's tiles plus every prologue and
+epilogue; delay.hierarchy adds avg_latency − 1 once (formulas.hierarchy_delay).
+
+Every per-tile function is a barvinok count as a function of the tile coordinates; maxima
+and sums are taken on its quasi-affine pieces (isl's union_max and union_add, and the points
+under a piece counted by barvinok). A piece that is not quasi-affine is sliced into
+constants, one per value of the tile coordinates it involves; how many is reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import islpy as isl
+
+from tenet.model.arch import Arch
+from tenet.model.levels import LevelMaps, LevelTraffic, per_tile_words, tile_map
+from tenet.model.schedule_time import affine_pieces
+from tenet.util.isl_util import count
+
+
+@dataclass(frozen=True)
+class LevelTime:
+    """The transfer cycles of one level's boundary with the level above: fill_cycles =
+    Σ_u F(u), drain_cycles = Σ_u D(u); stall_cycles = Σ_u s(u) + prologue + epilogue −
+    Σ_u C(u), the cycles the level adds above the compute it wraps."""
+
+    name: str
+    fill_cycles: int
+    drain_cycles: int
+    double_buffered: bool
+    stall_cycles: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "fill_cycles": self.fill_cycles,
+            "drain_cycles": self.drain_cycles,
+            "double_buffered": self.double_buffered,
+            "stall_cycles": self.stall_cycles,
+        }
+
+
+@dataclass(frozen=True)
+class HierarchyTime:
+    """Σ_U s(U) + the prologues and epilogues (`cycles`, without avg_latency), what bounds
+    it (`bound_by`), per level its transfers, and how many pieces of per-tile functions
+    were not quasi-affine (`sliced_pieces`) and how many tile values slicing them took
+    (`sliced_points`)."""
+
+    cycles: int
+    bound_by: str
+    levels: tuple[LevelTime, ...]
+    sliced_pieces: int = 0
+    sliced_points: int = 0
+
+
+#: { [x] -> [c] : 0 <= c < x }: the points under a function, to sum it with barvinok.
+_BELOW = "{ [x] -> [c] : 0 <= c < x }"
+
+
+def _combine(parts: list[isl.PwAff], how: str) -> isl.PwAff | None:
+    """parts[0] ∘ parts[1] ∘ ... with `how` = union_add or union_max (pairwise, so that no
+    union grows one piece at a time); None when there are none."""
+    parts = [p for p in parts if p is not None]
+    while len(parts) > 1:
+        parts = [
+            getattr(parts[n], how)(parts[n + 1]) if n + 1 < len(parts) else parts[n]
+            for n in range(0, len(parts), 2)
+        ]
+    return parts[0].coalesce() if parts else None
+
+
+def as_pw_aff(pw: isl.PwQPolynomial | None, tally: list[int]) -> isl.PwAff | None:
+    """A per-tile count as a quasi-affine PwAff (pieces of higher degree sliced into
+    constants, counted in `tally`)."""
+    pieces = [isl.PwAff.alloc(d, a) for d, a in affine_pieces(pw, tally)]
+    return _combine(pieces, "union_add")
+
+
+def ceil_cycles(
+    pw: isl.PwQPolynomial | None, word_bits: int, bits_per_cycle: Fraction, tally: list[int]
+) -> isl.PwAff | None:
+    """u -> ceil(words(u) · word_bits / bits_per_cycle), piece by piece (quasi-affine)."""
+    num, den = word_bits * bits_per_cycle.denominator, bits_per_cycle.numerator
+    parts = []
+    for domain, aff in affine_pieces(pw, tally):
+        scaled = aff.scale_val(isl.Val(str(num))).scale_down_val(isl.Val(str(den))).ceil()
+        parts.append(isl.PwAff.alloc(domain, scaled))
+    return _combine(parts, "union_add")
+
+
+def sum_over(f: isl.PwAff | None) -> int:
+    """Σ_x f(x) over the domain of a quasi-affine f >= 0: |{ (x, c) : 0 <= c < f(x) }|."""
+    if f is None:
+        return 0
+    below = isl.Map(_BELOW)
+    total = 0
+    for domain, aff in f.get_pieces():  # disjoint: counted one by one
+        total += count(isl.Map.from_pw_aff(isl.PwAff.alloc(domain, aff)).apply_range(below))
+    return total
+
+
+def per_tile_sum(f: isl.PwAff, to_tile: isl.UnionMap) -> isl.PwQPolynomial | None:
+    """U -> Σ_{x ∈ U} f(x) for f >= 0 and a map x -> tile: barvinok's card() of
+    { U -> [x -> c] : x in U, 0 <= c < f(x) }."""
+    points = isl.UnionMap.from_map(isl.Map.from_pw_aff(f).apply_range(isl.Map(_BELOW)))
+    tiles = points.domain_map().apply_range(to_tile).reverse()  # Tile -> [x -> c]
+    return per_tile_words(tiles)
+
+
+def _cycles_of(umap: isl.UnionMap | None, word_bits: int, b: Fraction) -> int:
+    """ceil(|umap| · word_bits / b) for a set of words moved at once."""
+    words = 0 if umap is None else count(umap)
+    return -(-words * word_bits * b.denominator // b.numerator)
+
+
+def _restricted(umap: isl.UnionMap | None, tiles: isl.UnionSet) -> isl.UnionMap | None:
+    return None if umap is None else umap.intersect_domain(tiles)
+
+
+def _shifted(step: isl.UnionMap, umap: isl.UnionMap | None) -> isl.UnionMap | None:
+    """u -> umap(step(u)): `step` is prev (u -> prev u) or its inverse (u -> next u)."""
+    return None if umap is None else step.apply_range(umap)
+
+
+def level_time(
+    maps: LevelMaps,
+    compute: isl.PwAff,
+    word_bits: int,
+    b: Fraction,
+    double_buffered: bool,
+    tally: list[int],
+) -> tuple[isl.PwAff, int, int, int, int]:
+    """(s, prologue + epilogue, Σ F, Σ D, Σ C) of one level, `compute` = C(u) on its used
+    tiles, b its boundary's bits per cycle."""
+    fill = ceil_cycles(per_tile_words(maps.fills), word_bits, b, tally)
+    drain = ceil_cycles(per_tile_words(maps.drains), word_bits, b, tally)
+    if double_buffered:
+        nxt = maps.prev.reverse()
+        coming = ceil_cycles(per_tile_words(_shifted(nxt, maps.fills)), word_bits, b, tally)
+        leaving = ceil_cycles(per_tile_words(_shifted(maps.prev, maps.drains)), word_bits, b, tally)
+        transfer = _combine([coming, leaving], "union_add")
+        s = _combine([compute, transfer], "union_max")
+        first, last = maps.used_tiles.lexmin(), maps.used_tiles.lexmax()
+        ends = _cycles_of(_restricted(maps.fills, first), word_bits, b) + _cycles_of(
+            _restricted(maps.drains, last), word_bits, b
+        )
+    else:
+        s = _combine([compute, fill, drain], "union_add")
+        ends = 0
+    return s, ends, sum_over(fill), sum_over(drain), sum_over(compute)
+
+
+def bound_by(total: int, step_cycles: int, time_steps: int, levels: tuple[LevelTime, ...]) -> str:
+    """The level with the most stall cycles (innermost first on a tie) when the total
+    exceeds Σ_t cost(t); else "scratchpad port" when some step waits for its words
+    (Σ_t cost(t) > |T_used|); else "compute"."""
+    if total > step_cycles:
+        return max(levels, key=lambda level: level.stall_cycles).name
+    if step_cycles > time_steps:
+        return "scratchpad port"
+    return "compute"
+
+
+def hierarchy_time(
+    levels: list[tuple[LevelTraffic, LevelMaps]],
+    arch: Arch,
+    step_cost: isl.PwAff,
+    step_cycles: int,
+    time_steps: int,
+) -> HierarchyTime | None:
+    """The time through the hierarchy of the tiled levels (innermost first, as
+    `level_traffic_maps` gives them) from the step cost cost(t) (a PwAff on the used time
+    stamps, `schedule_time.step_counts_and_costs`); None when no level has a tile depth."""
+    if not levels:
+        return None
+    tally = [0, 0]
+    by_name = {level.name: level for level in arch.levels}
+    to_tile = levels[0][1].tau
+    compute = as_pw_aff(per_tile_sum(step_cost, to_tile), tally)
+    out: list[LevelTime] = []
+    ends_total = 0
+    s = compute
+    for n, (traffic, maps) in enumerate(levels):
+        if n:  # C(U) = Σ of the inner level's s over its tiles inside U
+            inner = levels[n - 1][1].depth
+            compute = as_pw_aff(per_tile_sum(s, tile_map(("Tile", inner), maps.depth)), tally)
+        b = by_name[traffic.above].bits_per_cycle(arch.clock_ghz)
+        double = by_name[traffic.name].double_buffered
+        s, ends, fills, drains, computed = level_time(
+            maps, compute, traffic.word_bits, b, double, tally
+        )
+        ends_total += ends
+        wrapped = sum_over(s)
+        out.append(LevelTime(traffic.name, fills, drains, double, wrapped + ends - computed))
+    total = wrapped + ends_total
+    chosen = tuple(out)
+    return HierarchyTime(
+        total, bound_by(total, step_cycles, time_steps, chosen), chosen, tally[0], tally[1]
+    )
