@@ -16,8 +16,15 @@ from fractions import Fraction
 import numpy as np
 
 from tenet.model.arch import Arch
-from tenet.model.cost import AreaCounts, Cost, TensorActions, hop_length, price
-from tenet.model.levels import LevelTraffic, levels_dram_words
+from tenet.model.cost import (
+    AreaCounts,
+    BoundaryWords,
+    Cost,
+    TensorActions,
+    hop_length,
+    priced_on,
+)
+from tenet.model.levels import LevelTraffic
 from tenet.model.metrics import Volumes, links_for
 
 
@@ -137,8 +144,11 @@ def _is_tree(link, table: np.ndarray, n_pes: int) -> bool:
     )
 
 
-def side_actions(run, arch: Arch, tensor: str, side: str, use) -> TensorActions:
-    """The actions of one tensor side, by enumeration."""
+def side_actions(
+    run, arch: Arch, tensor: str, side: str, use, read_too: bool = False
+) -> TensorActions:
+    """The actions of one tensor side, by enumeration (`read_too`: the workload also reads
+    the tensor, so its accumulations' reads are its read side's)."""
     sides = _Sides(use, len(run.times))
     # pitches from the edge at p_0 = -1 (none for a PE outside the array)
     first_index = np.where(run.in_array, np.maximum(run.pes[:, 0] + 1, 0), 0)
@@ -156,6 +166,7 @@ def side_actions(run, arch: Arch, tensor: str, side: str, use) -> TensorActions:
                 link_register_writes=int(np.count_nonzero(sent)),
                 adds=int(np.count_nonzero(sent)),
                 forward_pitches=_pitches(squared[sent]),
+                register_read_outs=int(np.count_nonzero(sent)),  # read out of the child
             )
         elif not carried:
             continue
@@ -168,10 +179,13 @@ def side_actions(run, arch: Arch, tensor: str, side: str, use) -> TensorActions:
             acts = acts + TensorActions(
                 link_register_writes=carried,
                 bus_pitches=Fraction(int(size[events[:, 0]].sum())),
+                register_read_outs=carried if side == "write" else 0,
             )
         else:
             acts = acts + TensorActions(
-                link_register_writes=carried, forward_pitches=_pitches(squared[delivered])
+                link_register_writes=carried,
+                forward_pitches=_pitches(squared[delivered]),
+                register_read_outs=carried if side == "write" else 0,
             )
     if side == "read":
         n_unique = int(np.count_nonzero(remaining))
@@ -197,6 +211,9 @@ def side_actions(run, arch: Arch, tensor: str, side: str, use) -> TensorActions:
         scratchpad_write_words=n_exits,
         read_back_words=back,
         distribution_pitches=Fraction(distance),
+        # every write but an element's first reads the partial sum it adds to
+        accumulator_reads=0 if read_too else use.total - len(use.elements),
+        register_read_outs=n_exits,  # each exit leaves a PE register for the scratchpad
     )
 
 
@@ -229,12 +246,8 @@ def simulate_cost(
         acts = TensorActions()
         for side, v in sides.items():
             if v is not None:
-                acts = acts + side_actions(run, arch, tensor, side, uses[(tensor, side)])
+                read_too = sides.get("read") is not None
+                acts = acts + side_actions(run, arch, tensor, side, uses[(tensor, side)], read_too)
         actions[tensor] = acts
-    return price(
-        actions,
-        macs,
-        area_counts_by_enumeration(run, arch),
-        arch.components,
-        levels_dram_words(levels or []),
-    )
+    traffic = [BoundaryWords.of(level) for level in levels or []]
+    return priced_on(arch, actions, macs, area_counts_by_enumeration(run, arch), traffic)

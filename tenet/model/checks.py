@@ -24,6 +24,10 @@ WARNING_KINDS = {
     "unknown_link_tensor": "a link names a tensor the workload does not have",
     "idle_link": "an interconnect entry carries no reuse for this dataflow",
     "level_capacity": "a memory level's tiles need more words than the level holds",
+    "untiled_level": "a memory level has no tile depth: its words with the level above are "
+    "neither counted nor priced",
+    "scratchpad_size": "the scratchpad's priced size is not memory.l2_words or not levels[0]'s "
+    "capacity (which one wins is said)",
 }
 
 #: Kinds whose effect makes the counts of that analysis rest on something the model does

@@ -56,6 +56,9 @@ class Components:
     adder_area_um2: Quantity
     pe_pitch_um: Quantity
     node_nm: int | None = None
+    #: `components.levels.NAME`: the values given for the memory levels above the
+    #: scratchpad, (level name, ((key, value), ...)) in the order given.
+    level_values: tuple[tuple[str, tuple[tuple[str, Quantity], ...]], ...] = ()
 
     def scratchpad_accesses(self, words: int) -> Fraction:
         """words·word_bits / width_bits: the row accesses that move `words` words."""
@@ -86,6 +89,17 @@ COMPONENT_KEYS: dict[str, tuple[str, ...]] = {
     "wire": ("pj_per_bit_mm",),
     "adder": ("energy_pj", "area_um2"),
     "pe_pitch_um": (),
+    "levels": (),
+}
+#: The keys of one `components.levels.NAME` entry (a memory level above the scratchpad).
+LEVEL_KEYS = ("read_pj", "write_pj", "size_bytes", "width_bits", "area_um2")
+#: The unit of each LEVEL_KEYS value.
+LEVEL_UNITS = {
+    "read_pj": "pJ",
+    "write_pj": "pJ",
+    "size_bytes": "bytes",
+    "width_bits": "bits",
+    "area_um2": "um2",
 }
 TECHNOLOGY_KEYS = ("node_nm", "dram", "logic")
 #: Registers a PE holds beside its MAC: two operands and the partial sum (PE area).
@@ -372,12 +386,70 @@ def _technology(raw: Any, source: str | None) -> tuple[int, str | None, str, boo
     return node, dram, logic, True
 
 
+def _level_values(
+    raw: Any, level_names: tuple[str, ...], source: str | None
+) -> tuple[tuple[str, tuple[tuple[str, Quantity], ...]], ...]:
+    """`components.levels`: {NAME: {read_pj, write_pj, size_bytes, width_bits, area_um2}}
+    for the memory levels above the scratchpad (levels[0] is the scratchpad: its values
+    are `components.scratchpad`)."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        raise InputError(
+            "expected a mapping of level names to {read_pj, write_pj, size_bytes, "
+            "width_bits, area_um2}",
+            source,
+            "components.levels",
+        )
+    out = []
+    for name, entry in raw.items():
+        key = f"components.levels.{name}"
+        if level_names and str(name) == level_names[0]:
+            raise InputError(
+                f"{name!r} is levels[0], the scratchpad: give its values under "
+                "components.scratchpad",
+                source,
+                key,
+            )
+        if level_names and str(name) not in level_names:
+            known = ", ".join(level_names[1:]) or "none"
+            raise InputError(
+                f"{name!r} is not a memory level of the arch above the scratchpad "
+                f"(levels: {known})",
+                source,
+                key,
+            )
+        if not isinstance(entry, dict) or not entry:
+            raise InputError(f"expected a mapping of {', '.join(LEVEL_KEYS)}", source, key)
+        check_known(entry, LEVEL_KEYS, source, f"{key}.")
+        values = []
+        for item, value in entry.items():
+            path = f"{key}.{item}"
+            number = (
+                Fraction(_positive_int(value, source, path))
+                if item in ("size_bytes", "width_bits")
+                else _number(value, source, path)
+            )
+            values.append((item, Quantity(number, LEVEL_UNITS[item], f"{source}: {path}")))
+        out.append((str(name), tuple(values)))
+    return tuple(out)
+
+
 def parse_components(
-    technology: Any, components: Any, word_bits: int, l2_words: int, source: str | None
+    technology: Any,
+    components: Any,
+    word_bits: int,
+    l2_words: int,
+    source: str | None,
+    level_names: tuple[str, ...] = (),
+    scratchpad_words: int | None = None,
 ) -> Components | None:
     """`Arch.components` from the arch keys: None when neither is given; the built-in
     library at `technology.node_nm` (45 nm when only `components:` is given), with every
-    value `components:` names put in its place (its source: the file and key)."""
+    value `components:` names put in its place (its source: the file and key).
+    `level_names` are the arch's memory levels, innermost first; `scratchpad_words`,
+    levels[0]'s capacity when the arch has levels, sizes the scratchpad instead of
+    `memory.l2_words` (docs/energy.md)."""
     if technology is None and components is None:
         return None
     node, dram, logic, given = _technology(technology, source)
@@ -385,8 +457,9 @@ def parse_components(
     if not isinstance(raw, dict):
         raise InputError(f"expected a mapping, got {type(raw).__name__}", source, "components")
     check_known(raw, tuple(COMPONENT_KEYS), source, "components.")
+    level_values = _level_values(raw.get("levels"), level_names, source)
     for name, entry in raw.items():
-        if name == "pe_pitch_um":
+        if name in ("pe_pitch_um", "levels"):
             continue
         if not isinstance(entry, dict):
             raise InputError(
@@ -406,6 +479,12 @@ def parse_components(
     pad = raw.get("scratchpad") or {}
     size = word_bits * l2_words // 8
     size_why = f"memory.l2_words x word_bits / 8 = {l2_words} x {word_bits} / 8 (default)"
+    if scratchpad_words is not None and level_names:
+        size = word_bits * scratchpad_words // 8
+        size_why = (
+            f"levels[0] {level_names[0]!r}: capacity x word_bits / 8 = "
+            f"{scratchpad_words} x {word_bits} / 8 (default)"
+        )
     if "size_bytes" in pad:
         size = _positive_int(pad["size_bytes"], source, "components.scratchpad.size_bytes")
         size_why = f"{source}: components.scratchpad.size_bytes"
@@ -449,7 +528,118 @@ def parse_components(
             values[field_name] = value
     if "pe_pitch_um" in raw:
         pitch = _number(raw["pe_pitch_um"], source, "components.pe_pitch_um")
+        if pitch == 0:
+            raise InputError(
+                "must be positive: a pitch of 0 would make every wire free (to price wires "
+                "at nothing, set components.wire.pj_per_bit_mm: 0)",
+                source,
+                "components.pe_pitch_um",
+            )
         values["pe_pitch_um"] = Quantity(pitch, "um", f"{source}: components.pe_pitch_um")
     else:
         values["pe_pitch_um"] = pe_pitch(values["mac_area_um2"], values["register_area_um2"])
-    return Components(word_bits=word_bits, node_nm=node, **values)
+    return Components(word_bits=word_bits, node_nm=node, level_values=level_values, **values)
+
+
+# --- the memory levels above the scratchpad ----------------------------------------------
+
+#: The largest level the SRAM fit prices (bytes): the fit's points run from 8 KB to 1 MB,
+#: and a level of more than 1 GiB is a memory the fit does not describe (HBM, DRAM).
+LARGEST_SRAM_BYTES = 2**30
+
+
+@dataclass(frozen=True)
+class LevelComponent:
+    """What one access of one memory level costs: `read_pj` and `write_pj` per access of
+    one row of `width_bits`; `area_um2` None for an off-chip level (DRAM), which the
+    design's area leaves out."""
+
+    name: str
+    role: str  # "scratchpad" (levels[0]), "intermediate" or "dram" (the outermost)
+    read_pj: Quantity
+    write_pj: Quantity
+    width_bits: Quantity
+    area_um2: Quantity | None
+
+    def accesses(self, words: int, word_bits: int) -> Fraction:
+        """words·word_bits / width_bits row accesses (exact)."""
+        return Fraction(words * word_bits) / self.width_bits.value
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {
+            "role": self.role,
+            "read_pj": self.read_pj.to_dict(),
+            "write_pj": self.write_pj.to_dict(),
+            "width_bits": self.width_bits.to_dict(),
+        }
+        if self.area_um2 is not None:
+            out["area_um2"] = self.area_um2.to_dict()
+        return out
+
+
+def level_component(
+    components: Components, index: int, names: list[str], capacity_words: int
+) -> LevelComponent | str:
+    """The component of level `names[index]` (innermost first), or why it has none:
+    levels[0] is the scratchpad; a level between it and the outermost takes
+    `components.levels.NAME` and the SRAM fit at its capacity for what that does not give;
+    the outermost takes `components.levels.NAME`, else `components.dram` per word."""
+    name, word_bits = names[index], components.word_bits
+    if index == 0:
+        return LevelComponent(
+            name,
+            "scratchpad",
+            components.scratchpad_read_pj,
+            components.scratchpad_write_pj,
+            components.scratchpad_width_bits,
+            components.scratchpad_area_um2,
+        )
+    given = dict(dict(components.level_values).get(name, ()))
+    width = given.get("width_bits") or Quantity(
+        Fraction(word_bits), "bits", f"the word, {word_bits} bits (default)"
+    )
+    if index == len(names) - 1 and not {"read_pj", "write_pj"} <= set(given):
+        per_word = components.dram_pj_per_bit.value * word_bits
+        why = f"components.dram: {float(components.dram_pj_per_bit.value):g} pJ/bit x "
+        why += f"{word_bits} bits ({components.dram_pj_per_bit.source})"
+        return LevelComponent(
+            name,
+            "dram",
+            given.get("read_pj") or Quantity(per_word, "pJ", why),
+            given.get("write_pj") or Quantity(per_word, "pJ", why),
+            Quantity(Fraction(word_bits), "bits", "one word per DRAM access"),
+            None,
+        )
+    role = "dram" if index == len(names) - 1 else "intermediate"
+    if {"read_pj", "write_pj", "area_um2"} <= set(given) or (
+        role == "dram" and {"read_pj", "write_pj"} <= set(given)
+    ):
+        return LevelComponent(
+            name, role, given["read_pj"], given["write_pj"], width, given.get("area_um2")
+        )
+    size = given.get("size_bytes") or Quantity(
+        Fraction(capacity_words * word_bits, 8),
+        "bytes",
+        f"the level's capacity, {capacity_words} words x {word_bits} bits / 8 (default)",
+    )
+    if components.node_nm is None:
+        return (
+            f"level {name!r} has no component values and no technology node to fit them "
+            f"at: give components.levels.{name}.read_pj, write_pj and area_um2"
+        )
+    if size.value > LARGEST_SRAM_BYTES:
+        return (
+            f"level {name!r} ({int(size.value):,} bytes) is larger than the SRAM fit prices "
+            f"(1 GiB): give components.levels.{name}.read_pj, write_pj and area_um2"
+        )
+    fitted = scratchpad_values(
+        components.node_nm, int(size.value), int(width.value), size.source, width.source
+    )
+    return LevelComponent(
+        name,
+        role,
+        given.get("read_pj") or fitted["scratchpad_read_pj"],
+        given.get("write_pj") or fitted["scratchpad_write_pj"],
+        width,
+        given.get("area_um2") or fitted["scratchpad_area_um2"],
+    )

@@ -10,6 +10,7 @@ enumeration and prices them with the same `price`.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -20,8 +21,8 @@ from typing import Any
 import islpy as isl
 
 from tenet.model.arch import Arch, Link
-from tenet.model.components import Components
-from tenet.model.levels import LevelTraffic, levels_dram_words
+from tenet.model.components import Components, LevelComponent, level_component
+from tenet.model.levels import LevelTraffic
 from tenet.model.relations import SpaceTime
 from tenet.util.isl_util import count, simplify
 
@@ -70,6 +71,8 @@ class TensorActions(_Adds):
     forward_pitches: Fraction = Fraction(0)  # Σ hop lengths of forwarded words
     bus_pitches: Fraction = Fraction(0)  # Σ over broadcast events of the bus span
     distribution_pitches: Fraction = Fraction(0)  # Σ scratchpad <-> PE distances
+    accumulator_reads: int = 0  # partial sums an accumulation reads (not an element's first)
+    register_read_outs: int = 0  # output values read out of a PE register (exits, sends)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -94,7 +97,7 @@ class TensorActions(_Adds):
         """The TensorActions whose `to_exact()` is `data`."""
         values = {}
         for f in fields(cls):
-            value = data[f.name]
+            value = data.get(f.name, 0)  # a journal written before a field existed: 0
             values[f.name] = Fraction(*value) if isinstance(value, list) else int(value)
         return cls(**values)
 
@@ -119,10 +122,18 @@ class EnergyParts(_Adds):
     scratchpad: Fraction = Fraction(0)
     interconnect: Fraction = Fraction(0)
     dram: Fraction = Fraction(0)
+    intermediate: Fraction = Fraction(0)  # the levels between the scratchpad and the outermost
 
     @property
     def total(self) -> Fraction:
-        return self.mac + self.registers + self.scratchpad + self.interconnect + self.dram
+        return (
+            self.mac
+            + self.registers
+            + self.scratchpad
+            + self.interconnect
+            + self.intermediate
+            + self.dram
+        )
 
     def to_dict(self) -> dict[str, float]:
         return {
@@ -139,10 +150,13 @@ class AreaParts(_Adds):
     link_registers: Fraction = Fraction(0)
     buses: Fraction = Fraction(0)
     scratchpad: Fraction = Fraction(0)
+    intermediate: Fraction = Fraction(0)  # on-chip levels between the scratchpad and DRAM
 
     @property
     def total(self) -> Fraction:
-        return self.pe_array + self.link_registers + self.buses + self.scratchpad
+        return (
+            self.pe_array + self.link_registers + self.buses + self.scratchpad + self.intermediate
+        )
 
     def to_dict(self) -> dict[str, float]:
         return {
@@ -152,60 +166,115 @@ class AreaParts(_Adds):
 
 
 @dataclass(frozen=True)
+class BoundaryWords:
+    """The words crossing one memory boundary, per tensor: (fills, write-backs) between
+    level `inner` and the level `above` it (a `LevelTraffic` without its tiles)."""
+
+    inner: str
+    above: str
+    outermost: bool  # `above` is the outermost level
+    tensors: tuple[tuple[str, int, int], ...]
+
+    @classmethod
+    def of(cls, level: LevelTraffic) -> BoundaryWords:
+        words = tuple((x, r, w) for x, (r, w) in level.tensors.items())
+        return cls(level.name, level.above, level.outermost_above, words)
+
+    @property
+    def words(self) -> int:
+        return sum(r + w for _, r, w in self.tensors)
+
+    def to_exact(self) -> dict[str, Any]:
+        return {
+            "inner": self.inner,
+            "above": self.above,
+            "outermost": self.outermost,
+            "tensors": [list(t) for t in self.tensors],
+        }
+
+    @classmethod
+    def from_exact(cls, data: Mapping[str, Any]) -> BoundaryWords:
+        tensors = tuple((str(x), int(r), int(w)) for x, r, w in data["tensors"])
+        return cls(data["inner"], data["above"], bool(data["outermost"]), tensors)
+
+
+@dataclass(frozen=True)
 class Cost:
-    """energy_pj = Σ_tensors by_tensor + the parts no tensor owns (mac, and dram until
-    levels give traffic per tensor)."""
+    """energy_pj = Σ_tensors by_tensor + mac (the one part no tensor owns), exactly;
+    `by_level` splits the memory energy by level (levels[0], the scratchpad, with its
+    array side), and `area_by_level` the on-chip levels' area."""
 
     energy_pj: EnergyParts
     by_tensor: dict[str, EnergyParts]
     area_um2: AreaParts
     components: Components
     actions: dict[str, TensorActions] = field(default_factory=dict)
+    by_level: dict[str, Fraction] = field(default_factory=dict)
+    area_by_level: dict[str, Fraction] = field(default_factory=dict)
+    level_components: tuple[LevelComponent, ...] = ()
+    dram_words_priced: int | None = None  # words crossing into the outermost level
+    boundaries: tuple[BoundaryWords, ...] = ()  # the level words priced
+    # what the cost leaves out (joined to the analysis's warnings)
+    warnings: tuple[str, ...] = field(default=(), compare=False)
 
     def __add__(self, other: Any) -> Cost:
         """Runs one after another on one array: energies add, the area is the array's."""
         if not isinstance(other, Cost):
             return NotImplemented
         names = list(dict.fromkeys([*self.by_tensor, *other.by_tensor]))
+        levels = list(dict.fromkeys([*self.by_level, *other.by_level]))
         zero, none = EnergyParts(), TensorActions()
+        words = (
+            None
+            if self.dram_words_priced is None and other.dram_words_priced is None
+            else (self.dram_words_priced or 0) + (other.dram_words_priced or 0)
+        )
         return Cost(
             self.energy_pj + other.energy_pj,
             {t: self.by_tensor.get(t, zero) + other.by_tensor.get(t, zero) for t in names},
             self.area_um2,
             self.components,
             {t: self.actions.get(t, none) + other.actions.get(t, none) for t in names},
+            {
+                n: self.by_level.get(n, Fraction(0)) + other.by_level.get(n, Fraction(0))
+                for n in levels
+            },
+            self.area_by_level,
+            self.level_components,
+            words,
+            self.boundaries + other.boundaries,
         )
 
     def dram_words(self) -> int | None:
-        """The words the DRAM energy prices: energy_pj.dram / (word_bits · dram_pj_per_bit);
-        None when DRAM costs nothing per bit (then the energy does not tell)."""
-        per_word = self.components.word_bits * Fraction(self.components.dram_pj_per_bit.value)
-        if per_word == 0:
-            return None
-        words = self.energy_pj.dram / per_word
-        if words.denominator != 1:
-            raise ValueError(
-                f"the DRAM energy {self.energy_pj.dram} pJ is no whole number of words"
-            )
-        return int(words)
+        """The words crossing into the outermost memory level that the DRAM part prices;
+        None when none are counted."""
+        return self.dram_words_priced
 
     def to_exact(self) -> dict[str, Any]:
-        """What rebuilds this Cost exactly on the same arch (`rebuild_cost`): the action
-        counts per tensor (`TensorActions.to_exact`) and the DRAM words."""
+        """What rebuilds this Cost exactly on the same arch with the same level traffic
+        (`rebuild_cost`): the action counts per tensor (`TensorActions.to_exact`) and the
+        DRAM words."""
         return {
             "actions": {t: a.to_exact() for t, a in self.actions.items()},
             "dram_words": self.dram_words(),
+            "boundaries": [b.to_exact() for b in self.boundaries],
         }
 
     def to_dict(self) -> dict[str, Any]:
         """The `cost` object of analyze's JSON."""
         energy = self.energy_pj.to_dict()
         energy["by_tensor"] = {t: parts.to_dict() for t, parts in self.by_tensor.items()}
+        energy["by_level"] = {name: float(pj) for name, pj in self.by_level.items()}
+        area = self.area_um2.to_dict()
+        area["by_level"] = {name: float(um2) for name, um2 in self.area_by_level.items()}
+        components = self.components.to_dict()
+        if self.level_components:
+            components["levels"] = {c.name: c.to_dict() for c in self.level_components}
         return {
             "energy_pj": energy,
-            "area_um2": self.area_um2.to_dict(),
+            "area_um2": area,
             "actions": {t: a.to_dict() for t, a in self.actions.items()},
-            "components": self.components.to_dict(),
+            "components": components,
         }
 
 
@@ -222,9 +291,8 @@ def word_pitch_pj(components: Components) -> Fraction:
 def tensor_energy(a: TensorActions, c: Components) -> EnergyParts:
     """One tensor's pJ: registers, scratchpad rows, and the interconnect (wires, the
     receiving registers of links and buses, reduction-tree adds)."""
-    registers = (
-        a.register_reads * c.register_read_pj.value + a.register_writes * c.register_write_pj.value
-    )
+    reads = a.register_reads + a.accumulator_reads + a.register_read_outs
+    registers = reads * c.register_read_pj.value + a.register_writes * c.register_write_pj.value
     scratchpad = (
         c.scratchpad_accesses(a.scratchpad_read_words) * c.scratchpad_read_pj.value
         + c.scratchpad_accesses(a.scratchpad_write_words) * c.scratchpad_write_pj.value
@@ -253,22 +321,119 @@ def area(counts: AreaCounts, c: Components) -> AreaParts:
     )
 
 
+def level_components_of(arch: Arch) -> dict[str, LevelComponent | str]:
+    """Each memory level's component, or why it has none (`level_component`)."""
+    names = [level.name for level in arch.levels]
+    if arch.components is None:
+        return {}
+    return {
+        level.name: level_component(arch.components, n, names, level.capacity_words)
+        for n, level in enumerate(arch.levels)
+    }
+
+
+_ROLE_PART = {"scratchpad": "scratchpad", "intermediate": "intermediate", "dram": "dram"}
+
+
+def _priced(
+    name: str, components: Mapping[str, LevelComponent | str], source: str | None
+) -> LevelComponent:
+    component = components[name]
+    if isinstance(component, str):
+        from tenet.errors import InputError
+
+        raise InputError(component, source, f"components.levels.{name}")
+    return component
+
+
+def level_energy(
+    traffic: list[BoundaryWords],
+    components: Mapping[str, LevelComponent | str],
+    word_bits: int,
+    source: str | None = None,
+) -> tuple[dict[str, Fraction], dict[str, EnergyParts]]:
+    """(pJ per level, pJ per tensor by part) of the words crossing every counted boundary,
+    priced at both ends: a fill (read from above) is a read of the level above and a write
+    of the level inside it; a write-back is a read inside and a write above. A level whose
+    words cannot be priced is refused (InputError naming components.levels.NAME)."""
+    by_level: dict[str, Fraction] = {}
+    by_tensor: dict[str, EnergyParts] = {}
+    for boundary in traffic:
+        if not boundary.words:
+            continue
+        inner = _priced(boundary.inner, components, source)
+        outer = _priced(boundary.above, components, source)
+        for tensor, fills, backs in boundary.tensors:
+            inside = (
+                inner.accesses(fills, word_bits) * inner.write_pj.value
+                + inner.accesses(backs, word_bits) * inner.read_pj.value
+            )
+            above = (
+                outer.accesses(fills, word_bits) * outer.read_pj.value
+                + outer.accesses(backs, word_bits) * outer.write_pj.value
+            )
+            parts = by_tensor.get(tensor, EnergyParts())
+            for component, pj in ((inner, inside), (outer, above)):
+                by_level[component.name] = by_level.get(component.name, Fraction(0)) + pj
+                parts = parts + EnergyParts(**{_ROLE_PART[component.role]: Fraction(pj)})
+            by_tensor[tensor] = parts
+    return by_level, by_tensor
+
+
 def price(
     actions: Mapping[str, TensorActions],
     macs: int,
     counts: AreaCounts,
     components: Components,
     dram_words: int | None = None,
+    traffic: list[BoundaryWords] | None = None,
+    levels: Mapping[str, LevelComponent | str] | None = None,
+    source: str | None = None,
 ) -> Cost:
-    """The Cost of counted actions: Σ by_tensor + mac + dram = energy_pj, exactly."""
+    """The Cost of counted actions and of the memory levels' `traffic` priced by the
+    `levels` components (`level_components_of`): Σ by_tensor + mac = energy_pj, exactly.
+    Without levels, `dram_words` are priced at components.dram."""
     by_tensor = {t: tensor_energy(a, components) for t, a in actions.items()}
-    energy = EnergyParts(
-        mac=macs * Fraction(components.mac_energy_pj.value),
-        dram=Fraction((dram_words or 0) * components.word_bits) * components.dram_pj_per_bit.value,
-    )
+    energy = EnergyParts(mac=macs * Fraction(components.mac_energy_pj.value))
+    by_level: dict[str, Fraction] = {}
+    area_by_level: dict[str, Fraction] = {}
+    resolved: tuple[LevelComponent, ...] = ()
+    if levels:
+        names = list(levels)
+        scratchpad = sum((p.scratchpad for p in by_tensor.values()), Fraction(0))
+        boundary, level_parts = level_energy(traffic or [], levels, components.word_bits, source)
+        by_level = {name: boundary.get(name, Fraction(0)) for name in names}
+        by_level[names[0]] += scratchpad
+        for tensor, parts in level_parts.items():
+            by_tensor[tensor] = by_tensor.get(tensor, EnergyParts()) + parts
+        resolved = tuple(c for c in levels.values() if not isinstance(c, str))
+        area_by_level = {
+            c.name: Fraction(c.area_um2.value) for c in resolved if c.area_um2 is not None
+        }
+        dram_words = next((b.words for b in traffic or [] if b.outermost), None)
+    elif dram_words:
+        energy = energy + EnergyParts(
+            dram=Fraction(dram_words * components.word_bits) * components.dram_pj_per_bit.value
+        )
     for parts in by_tensor.values():
         energy = energy + parts
-    return Cost(energy, by_tensor, area(counts, components), components, dict(actions))
+    array_area = area(counts, components)
+    intermediate_area = sum(
+        (Fraction(c.area_um2.value) for c in resolved if c.role == "intermediate" and c.area_um2),
+        Fraction(0),
+    )
+    return Cost(
+        energy,
+        by_tensor,
+        replace(array_area, intermediate=intermediate_area),
+        components,
+        dict(actions),
+        by_level,
+        area_by_level,
+        resolved,
+        dram_words,
+        tuple(traffic or ()) if levels else (),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -392,6 +557,15 @@ def _last_exit_pitches(left: isl.UnionMap, space_time: SpaceTime, lift: isl.Unio
     return count(last.apply_range(to_pe).apply_range(lift))
 
 
+def accumulator_reads(writes: int, elements: int, sides: Mapping[str, Any]) -> int:
+    """An output's accumulations read the partial sum they add to, all but each element's
+    first (it starts from zero): writes − distinct elements; 0 when the workload reads
+    the tensor itself (`C = C + ...` written with a read): its read side counts those."""
+    if sides.get("read") is not None:
+        return 0
+    return writes - elements
+
+
 def count_actions(
     arch: Arch,
     space_time: SpaceTime,
@@ -425,19 +599,27 @@ def count_actions(
                 distance = 2 * _pe_sum(left, to_pe, lift)
                 if n_exits:
                     distance -= _last_exit_pitches(left, space_time, lift)
+                elements = n_exits - back  # read_back = exits − distinct elements
                 acts = acts + TensorActions(
                     register_writes=v.total + back,
                     scratchpad_read_words=back,
                     scratchpad_write_words=n_exits,
                     read_back_words=back,
                     distribution_pitches=Fraction(distance),
+                    accumulator_reads=accumulator_reads(v.total, elements, sides),
+                    register_read_outs=n_exits,
                 )
             for n, carried in v.carried.items():
                 link = arch.links[n]
                 if side == "write" and is_reduction_tree(link):
-                    acts = acts + _tree_actions(link, n, trace, arch, space_time, hops)
+                    sent = _tree_actions(link, n, trace, arch, space_time, hops)
                 elif carried:
-                    acts = acts + _link_actions(link, n, carried, trace, arch, space_time, hops)
+                    sent = _link_actions(link, n, carried, trace, arch, space_time, hops)
+                else:
+                    continue
+                if side == "write":  # a partial sum sent on is read out of its register
+                    sent = sent + TensorActions(register_read_outs=sent.link_register_writes)
+                acts = acts + sent
         out[tensor] = acts
     return out
 
@@ -537,6 +719,73 @@ def area_counts(arch: Arch) -> AreaCounts:
     return AreaCounts(arch.pe_count, pairs, groups, receivers, arch.macs_per_pe)
 
 
+def level_cost_warnings(arch: Arch, tiled: set[str]) -> list[str]:
+    """What the priced memory levels leave out: a level below the outermost without a tile
+    depth (its words with the level above are not counted, so not priced), and a scratchpad
+    whose priced size is not levels[0]'s capacity or not memory.l2_words."""
+    from tenet.model.checks import AnalysisWarning  # checks imports the relations
+
+    if arch.components is None or not arch.levels:
+        return []
+    out = []
+    for inner, outer in itertools.pairwise(arch.levels):
+        if inner.name not in tiled:
+            out.append(
+                AnalysisWarning(
+                    "untiled_level",
+                    f"level {inner.name!r} has no tile depth: the words between it and "
+                    f"{outer.name!r} are not counted, and the energy leaves them out",
+                )
+            )
+    first, size = arch.levels[0], arch.components.scratchpad_size_bytes
+    level_bytes = Fraction(first.capacity_words * arch.memory.word_bits, 8)
+    if size.value != level_bytes:
+        out.append(
+            AnalysisWarning(
+                "scratchpad_size",
+                f"the scratchpad is priced at {float(size.value):,.0f} bytes ({size.source}), "
+                f"not at the capacity of levels[0] {first.name!r} ({float(level_bytes):,.0f} "
+                "bytes)",
+            )
+        )
+    elif first.capacity_words != arch.memory.l2_words:
+        out.append(
+            AnalysisWarning(
+                "scratchpad_size",
+                f"the scratchpad is levels[0] {first.name!r}, priced at its capacity of "
+                f"{first.capacity_words:,} words; memory.l2_words ({arch.memory.l2_words:,}) "
+                "does not size it",
+            )
+        )
+    return out
+
+
+def priced_on(
+    arch: Arch,
+    actions: Mapping[str, TensorActions],
+    macs: int,
+    counts: AreaCounts,
+    traffic: list[BoundaryWords] | None = None,
+    dram_words: int | None = None,
+) -> Cost:
+    """`price` with the arch's components and its levels' components, and the warnings
+    of what it leaves out (`level_cost_warnings`)."""
+    if arch.components is None:
+        raise ValueError(f"arch {arch.name!r} has no components to price")
+    cost = price(
+        actions,
+        macs,
+        counts,
+        arch.components,
+        dram_words,
+        traffic or [],
+        level_components_of(arch) if arch.levels else None,
+        arch.source,
+    )
+    tiled = {boundary.inner for boundary in traffic or []}
+    return replace(cost, warnings=tuple(level_cost_warnings(arch, tiled)))
+
+
 def analysis_cost(
     arch: Arch,
     space_time: SpaceTime,
@@ -547,20 +796,23 @@ def analysis_cost(
     dram_words: int | None = None,
 ) -> Cost:
     """The Cost of one analysis on an arch with components: its actions counted, the
-    memory levels' traffic (`levels`, docs/levels.md) priced; `dram_words` overrides the
-    DRAM words the levels give."""
-    if arch.components is None:
-        raise ValueError(f"arch {arch.name!r} has no components to price")
+    memory levels' traffic (`levels`, docs/levels.md) priced at both ends; `dram_words`
+    prices DRAM words on an arch without levels."""
     actions = count_actions(arch, space_time, volumes, traces)
-    if dram_words is None:
-        dram_words = levels_dram_words(levels or [])
-    return price(actions, macs, area_counts(arch), arch.components, dram_words)
+    traffic = [BoundaryWords.of(level) for level in levels or []]
+    return priced_on(arch, actions, macs, area_counts(arch), traffic, dram_words)
 
 
-def rebuild_cost(exact: Mapping[str, Any], macs: int, arch: Arch) -> Cost:
+def rebuild_cost(
+    exact: Mapping[str, Any], macs: int, arch: Arch, levels: list[LevelTraffic] | None = None
+) -> Cost:
     """The Cost whose `to_exact()` is `exact`, priced with the components of `arch` (the
-    area counted on `arch` again): `price` of the journalled action counts, exactly."""
-    if arch.components is None:
-        raise ValueError(f"arch {arch.name!r} has no components to price")
+    area counted on `arch` again) and the analysis's level traffic `levels`: `price` of
+    the journalled action counts, exactly."""
     actions = {t: TensorActions.from_exact(a) for t, a in exact["actions"].items()}
-    return price(actions, macs, area_counts(arch), arch.components, exact["dram_words"])
+    if "boundaries" in exact:
+        traffic = [BoundaryWords.from_exact(b) for b in exact["boundaries"]]
+    else:  # a journal written before the boundaries were kept
+        traffic = [BoundaryWords.of(level) for level in levels or []]
+    words = None if arch.levels else exact.get("dram_words")
+    return priced_on(arch, actions, macs, area_counts(arch), traffic, words)

@@ -75,7 +75,9 @@ def gemm_flow(name: str):
 def expected_energy(acts: TensorActions) -> EnergyParts:
     """The pJ of docs/energy.md written out with HAND's numbers."""
     return EnergyParts(
-        registers=acts.register_reads * Fraction(1, 10) + acts.register_writes * Fraction(1, 5),
+        registers=(acts.register_reads + acts.accumulator_reads + acts.register_read_outs)
+        * Fraction(1, 10)
+        + acts.register_writes * Fraction(1, 5),
         scratchpad=Fraction(acts.scratchpad_read_words, ROW) * 4
         + Fraction(acts.scratchpad_write_words, ROW) * 5,
         interconnect=(acts.forward_pitches + acts.bus_pitches + acts.distribution_pitches) * WIRE
@@ -87,9 +89,9 @@ def expected_energy(acts: TensorActions) -> EnergyParts:
 def check_sums(cost, macs: int) -> None:
     """The parts add up to the total; the tensors plus the MACs to the parts."""
     e = cost.energy_pj
-    assert e.total == e.mac + e.registers + e.scratchpad + e.interconnect + e.dram
+    assert e.total == e.mac + e.registers + e.scratchpad + e.interconnect + e.intermediate + e.dram
     assert e.mac == macs  # 1 pJ per MAC
-    summed = EnergyParts(mac=e.mac, dram=e.dram)
+    summed = EnergyParts(mac=e.mac) if cost.by_level else EnergyParts(mac=e.mac, dram=e.dram)
     for parts in cost.by_tensor.values():
         assert parts.mac == 0
         summed = summed + parts
@@ -133,6 +135,10 @@ def test_ws_cost_of_read_back(gemm64):
         read_back_words=28_672,
         forward_pitches=Fraction(229_376),
         distribution_pitches=Fraction(8 * 32_768 + 8 * 28_672),
+        # 64³ accumulations less each element's first; every partial sum leaves a
+        # register once, down a link (229,376) or out of the array (32,768)
+        accumulator_reads=64**3 - 4096,
+        register_read_outs=229_376 + 32_768,
     )
     # 28,672/4 row reads × 4 pJ + 32,768/4 row writes × 5 pJ
     assert cost.by_tensor["C"].scratchpad == 28_672 + 40_960 == 69_632
@@ -168,8 +174,14 @@ def os_8x8_reads(bus: bool) -> dict[str, TensorActions]:
 
 # C in every output-stationary 8x8 case: 64³ accumulator writes, one exit per element
 # (4096), from PE (r, c): Σ_{r,c} (r + 1) = 8·36 = 288 pitches per tile, 64 tiles.
+# Every accumulation but each element's first reads the partial sum it adds to: 64³ − 4,096;
+# each finished C word is read out of its PE's register once on its way out: 4,096.
 C_OS_8X8 = TensorActions(
-    register_writes=64**3, scratchpad_write_words=4096, distribution_pitches=Fraction(288 * 64)
+    register_writes=64**3,
+    scratchpad_write_words=4096,
+    distribution_pitches=Fraction(288 * 64),
+    accumulator_reads=64**3 - 4096,
+    register_read_outs=4096,
 )
 
 
@@ -206,12 +218,13 @@ def test_worked_examples_8x8(gemm64, arch_name, flow_name, bus, area):
     check_sums(cost, 64**3)
     assert cost.energy_pj.dram == 0  # no memory levels: no DRAM traffic given
     if arch_name == "systolic-8x8":
-        # docs/energy.md: 262,144 MACs + registers (2·262,144·0.1 + 327,680·0.2) +
+        # docs/energy.md: 262,144 MACs + registers (2·262,144·0.1 operand reads +
+        # (258,048 accumulation reads + 4,096 read-outs)·0.1 + 327,680·0.2 writes) +
         # scratchpad (65,536/4·4 + 4,096/4·5) + wire 657,408 pitches · 0.16 + 458,752 · 0.2
-        assert cost.energy_pj.registers == Fraction("117964.8")
+        assert cost.energy_pj.registers == Fraction("144179.2")
         assert cost.energy_pj.scratchpad == 70_656
         assert cost.energy_pj.interconnect == Fraction("196935.68")
-        assert cost.energy_pj.total == Fraction("647700.48")
+        assert cost.energy_pj.total == Fraction("673914.88")
 
 
 def test_worked_example_reduction_tree(gemm64, tmp_path):
@@ -238,6 +251,8 @@ def test_worked_example_reduction_tree(gemm64, tmp_path):
         scratchpad_read_words=64**3,
         distribution_pitches=Fraction(4096 * reach),
     )
+    # 63 merges per element each read the partial sum they add to; every partial sum sent
+    # up (63 per element) and every result leaving the root (1) is read out of a register.
     assert cost.actions["C"] == TensorActions(
         register_writes=64**3,
         link_register_writes=4096 * 63,
@@ -245,6 +260,8 @@ def test_worked_example_reduction_tree(gemm64, tmp_path):
         scratchpad_write_words=4096,
         forward_pitches=Fraction(4096 * tree_pitches),
         distribution_pitches=Fraction(4096),
+        accumulator_reads=4096 * 63,
+        register_read_outs=4096 * 63 + 4096,
     )
     # 63 + 63 tree pairs, one register each; 32 parents with an adder each.
     assert cost.area_um2.link_registers == 126 * 10 + 32 * 20
@@ -361,16 +378,21 @@ def test_cost_json():
         "registers",
         "scratchpad",
         "interconnect",
+        "intermediate",
         "dram",
         "by_tensor",
+        "by_level",
     }
     assert data["energy_pj"]["total"] == 5.0  # 4 MACs + 10 reads × 0.1 pJ
+    assert data["energy_pj"]["by_level"] == {}  # no memory levels
     assert data["area_um2"] == {
         "total": 4 * 130 + 10 + 50_000,
         "pe_array": 520.0,
         "link_registers": 10.0,
         "buses": 0.0,
         "scratchpad": 50_000.0,
+        "intermediate": 0.0,
+        "by_level": {},
     }
     assert data["components"]["mac"]["energy_pj"]["value"] == 1.0
     doubled = cost + cost
