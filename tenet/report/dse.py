@@ -5,9 +5,38 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tenet.explore.objectives import OBJECTIVES
+from tenet.report.layout import number_column
 
 if TYPE_CHECKING:
     from tenet.explore.dse import DseResult, NetworkDseResult
+
+#: The unit of each objective's values, shown in its column header (the JSON keeps the name).
+UNITS = {
+    "latency": "cycles",
+    "energy": "TENET, unitless",
+    "sbw": "words/cycle",
+    "ibw": "words/cycle",
+    "traffic": "words",
+    "ingress": "cycles",
+    "egress": "cycles",
+    "compute": "cycles",
+    "time_steps": "steps",
+    "steps": "steps",
+    "schedule": "cycles",
+    "peak_ingress": "words/step",
+    "utilization": "fraction",
+    "active_pes": "PEs",
+    "energy_pj": "pJ",
+    "edp": "pJ·cycles",
+    "area": "µm²",
+    "dram": "words",
+}
+
+
+def objective_header(name: str) -> str:
+    """A column header: the objective's name and its unit, e.g. `latency (cycles)`."""
+    unit = UNITS.get(name)
+    return f"{name} ({unit})" if unit else name
 
 
 def network_tables(result: NetworkDseResult, color: bool = False) -> str:
@@ -31,11 +60,12 @@ def network_tables(result: NetworkDseResult, color: bool = False) -> str:
         box=box.SIMPLE_HEAVY,
     )
     for name in result.objectives:
-        table.add_column(name, justify="right")
+        table.add_column(escape(objective_header(name)), justify="right")
     table.add_column("dataflow per layer")
-    for point in result.network_front:
+    values = [list(point.objectives.values()) for point in result.network_front]
+    for point, cells in zip(result.network_front, _by_column(values), strict=True):
         choice = ", ".join(f"{k}={v}" for k, v in point.dataflows.items())
-        table.add_row(*(_cell(v) for v in point.objectives.values()), escape(choice))
+        table.add_row(*cells, escape(choice))
     counts = f"{result.evaluated:,} dataflows evaluated over the distinct layers"
     pruned = getattr(result, "pruned", 0)
     if pruned:
@@ -45,10 +75,12 @@ def network_tables(result: NetworkDseResult, color: bool = False) -> str:
     return "\n".join(parts)
 
 
-def _cell(value: Any) -> str:
-    if isinstance(value, int):
-        return f"{value:,}"
-    return f"{value:,.2f}" if abs(value) < 1e15 else f"{value:.4g}"
+def _by_column(rows: list[list[Any]]) -> list[list[str]]:
+    """The rows of numbers formatted one column at a time (`number_column`)."""
+    if not rows:
+        return []
+    columns = [number_column(list(column)) for column in zip(*rows, strict=True)]
+    return [list(row) for row in zip(*columns, strict=True)]
 
 
 def front_table(result: DseResult, color: bool = False, arch_title: str | None = None) -> str:
@@ -67,10 +99,12 @@ def front_table(result: DseResult, color: bool = False, arch_title: str | None =
     columns = list(result.objectives)
     columns += [c for c in ("latency", "energy") if c not in columns]
     for name in columns:
-        table.add_column(name, justify="right")
-    for entry in result.pareto:
-        values = [_cell(OBJECTIVES[name].value(entry.analysis)) for name in columns]
-        table.add_row(escape(entry.name), escape(entry.notation or "-"), *values)
+        table.add_column(escape(objective_header(name)), justify="right")
+    values = [
+        [OBJECTIVES[name].value(entry.analysis) for name in columns] for entry in result.pareto
+    ]
+    for entry, cells in zip(result.pareto, _by_column(values), strict=True):
+        table.add_row(escape(entry.name), escape(entry.notation or "-"), *cells)
     notes = [
         f"{result.candidates:,} candidates, {result.evaluated:,} distinct evaluated, "
         + (f"{result.pruned:,} pruned, " if result.pruned else "")

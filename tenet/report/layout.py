@@ -8,10 +8,12 @@ import contextlib
 import copy
 import dataclasses
 import io
+import math
 import re
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
+from fractions import Fraction
 from typing import Any
 
 from rich.cells import cell_len
@@ -34,6 +36,43 @@ _NUMBER = r"[-+]?(?:\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?|inf|nan)"
 _NUMERIC_CELL = re.compile(
     rf"\*?{_NUMBER}(?:\s?(?:%|x|B|KiB|MiB|GiB|TiB))?(?:\s/\s{_NUMBER})?", re.IGNORECASE
 )
+
+
+#: A column of numbers whose largest magnitude reaches this is written in e-notation.
+SCIENTIFIC_FROM = 1e15
+
+
+def number_column(values: Sequence[Any]) -> list[str]:
+    """The cells of one column of numbers in one format, chosen from the column's magnitudes:
+    integers alone get thousands separators; with a non-integer, every number gets two
+    decimals, or 4 significant digits in e-notation (m e±k, 1 <= |m| < 10) when the largest
+    |x| >= 1e15 or every non-zero |x| < 0.01. Text and None cells are kept (`-` for None)."""
+    numbers = [float(v) for v in values if _is_number(v)]
+    if all(isinstance(v, int) for v in values if _is_number(v)):
+        return [_num(v) for v in values]
+    finite = [abs(x) for x in numbers if math.isfinite(x) and x != 0]
+    scientific = bool(finite) and (max(finite) >= SCIENTIFIC_FROM or max(finite) < 0.01)
+
+    def cell(value: Any) -> str:
+        if not _is_number(value) or not math.isfinite(float(value)):
+            return _num(value)
+        return f"{float(value):.3e}" if scientific else f"{float(value):,.2f}"
+
+    return [cell(v) for v in values]
+
+
+def number_rows(rows: Sequence[Sequence[Any]], labels: int = 1) -> list[list[str]]:
+    """Rows whose columns after the first `labels` are formatted by `number_column`, one
+    format per column; the label cells are kept as they are."""
+    columns = list(zip(*rows, strict=True)) if rows else []
+    formatted = [
+        list(column) if n < labels else number_column(column) for n, column in enumerate(columns)
+    ]
+    return [list(row) for row in zip(*formatted, strict=True)]
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, Fraction)) and not isinstance(value, bool)
 
 
 def _num(value: Any) -> str:

@@ -5,6 +5,7 @@ re-exported here under their old import path."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rich import box
@@ -23,6 +24,8 @@ from tenet.report.layout import (
     _num,
     fit_table,
     fit_width,
+    number_column,
+    number_rows,
     render_tables,
     repeat_columns,
 )
@@ -68,13 +71,13 @@ def analysis_tables(result: dict[str, Any]) -> list[Table]:
         ("PEs (active / array)", f"{_num(result['active_pes'])} / {_num(result['pe_count'])}"),
         ("average active PEs", result["avg_active_pes"]),
         ("time steps", result["time_steps"]),
-        ("ingress delay", delay["ingress"]),
-        ("egress delay", delay["egress"]),
-        ("compute delay", delay["compute"]),
-        ("latency", delay["latency"]),
+        ("ingress delay (cycles)", delay["ingress"]),
+        ("egress delay (cycles)", delay["egress"]),
+        ("compute delay (cycles)", delay["compute"]),
+        ("latency (cycles)", delay["latency"]),
         *(
             [
-                ("schedule delay", delay["schedule"]),
+                ("schedule delay (cycles)", delay["schedule"]),
                 (
                     "peak words/step (in / out)",
                     " / ".join(
@@ -85,9 +88,10 @@ def analysis_tables(result: dict[str, Any]) -> list[Table]:
             if "schedule" in delay
             else []
         ),
+        *hierarchy_rows(delay),
         ("PE utilization", f"{result['utilization']:.2%}"),
-        ("interconnect bandwidth (IBW)", result["bandwidth"]["ibw"]),
-        ("scratchpad bandwidth (SBW)", result["bandwidth"]["sbw"]),
+        ("interconnect bandwidth (IBW, words/cycle)", result["bandwidth"]["ibw"]),
+        ("scratchpad bandwidth (SBW, words/cycle)", result["bandwidth"]["sbw"]),
         (ENERGY_LABEL, result["energy"]),
     ]
     for name, value in rows:
@@ -107,16 +111,26 @@ def analysis_tables(result: dict[str, Any]) -> list[Table]:
         "SBW",
     ):
         tensors.add_column(col, justify="left" if col in ("tensor", "side") else "right")
-    for name, sides in result["tensors"].items():
-        for side, v in sides.items():
-            if v is None:
-                continue
-            tensors.add_row(
-                escape(name),
-                side,
-                *(_num(v[k]) for k in TENSOR_FIELDS),
-            )
+    rows = [
+        [escape(name), side, *(v[k] for k in TENSOR_FIELDS)]
+        for name, sides in result["tensors"].items()
+        for side, v in sides.items()
+        if v is not None
+    ]
+    for row in number_rows(rows, 2):
+        tensors.add_row(*row)
     return [summary, tensors, *(cost_tables(result["cost"]) if "cost" in result else [])]
+
+
+def hierarchy_rows(delay: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The delay through the memory hierarchy and what bounds it, when the analysis has them
+    (`delay.hierarchy`, `delay.bound_by`: levels with tile depths)."""
+    rows: list[tuple[str, Any]] = []
+    if delay.get("hierarchy") is not None:
+        rows.append(("delay through the hierarchy (cycles)", delay["hierarchy"]))
+    if delay.get("bound_by") is not None:
+        rows.append(("bound by", escape(str(delay["bound_by"]))))
+    return rows
 
 
 def cost_tables(cost: dict[str, Any]) -> list[Table]:
@@ -124,13 +138,23 @@ def cost_tables(cost: dict[str, Any]) -> list[Table]:
     MACs belong to no tensor), and the area in µm² and mm²."""
     energy, area = cost["energy_pj"], cost["area_um2"]
     parts = ("total", "mac", "registers", "scratchpad", "interconnect", "dram")
+    if "intermediate" in energy:  # words between fused operators, when the model has them
+        parts += ("intermediate",)
     by_part = repeat_columns(Table(title="energy (pJ)", box=box.SIMPLE_HEAVY), 1)
     by_part.add_column("", justify="left")
     for part in parts:
         by_part.add_column(f"{part} pJ", justify="right")
-    by_part.add_row("all", *(_num(energy[p]) for p in parts))
-    for tensor, by in energy["by_tensor"].items():
-        by_part.add_row(escape(tensor), *(_num(by[p]) for p in parts))
+    rows = [["all", *(energy.get(p) for p in parts)]]
+    rows += [[escape(t), *(by.get(p) for p in parts)] for t, by in energy["by_tensor"].items()]
+    for row in number_rows(rows):
+        by_part.add_row(*row)
+    if energy.get("by_level"):
+        by_part.caption = "by memory level: " + ", ".join(
+            f"{escape(str(level))} {cell} pJ"
+            for level, cell in zip(
+                energy["by_level"], number_column(list(energy["by_level"].values())), strict=True
+            )
+        )
     summary = Table(title="area", box=box.SIMPLE_HEAVY, show_header=False)
     summary.add_column("metric", style="bold")
     summary.add_column("value", justify="right")
@@ -143,7 +167,34 @@ def cost_tables(cost: dict[str, Any]) -> list[Table]:
     ):
         summary.add_row(name, _num(area[key]))
     summary.add_row("total (mm²)", f"{area['total'] / 1e6:,.4f}")
-    return [by_part, summary]
+    return [by_part, summary, *action_tables(cost.get("actions") or {})]
+
+
+#: Counts of `cost.actions` the tables show when some tensor has a non-zero one.
+ACTION_COLUMNS = (
+    ("accumulator_reads", "accumulator reads"),
+    ("register_read_outs", "register read-outs"),
+)
+
+
+def action_tables(actions: dict[str, Any]) -> list[Table]:
+    """A table of the per-tensor action counts of ACTION_COLUMNS that some tensor has and
+    that are not all zero; none when there are none."""
+    keys = [
+        (key, label)
+        for key, label in ACTION_COLUMNS
+        if any((counts or {}).get(key) for counts in actions.values())
+    ]
+    if not keys:
+        return []
+    table = repeat_columns(Table(title="cost actions (counts)", box=box.SIMPLE_HEAVY), 1)
+    table.add_column("tensor", justify="left")
+    for _, label in keys:
+        table.add_column(label, justify="right")
+    rows = [[escape(t), *((c or {}).get(k) for k, _ in keys)] for t, c in actions.items()]
+    for row in number_rows(rows):
+        table.add_row(*row)
+    return [table]
 
 
 def schedule_tables(result: dict[str, Any]) -> list[Table]:
@@ -155,8 +206,8 @@ def schedule_tables(result: dict[str, Any]) -> list[Table]:
     summary.add_column("value", justify="right")
     for name, value in (
         ("steps", delay["steps"]),
-        ("schedule delay", delay["schedule"]),
-        ("overlapped delay", delay["overlapped"]),
+        ("schedule delay (cycles)", delay["schedule"]),
+        ("overlapped delay (cycles)", delay["overlapped"]),
         ("PE utilization (schedule)", f"{result['utilization_schedule']:.2%}"),
         ("peak ingress (words/step)", bandwidth["peak_ingress"]),
         ("peak egress (words/step)", bandwidth["peak_egress"]),
@@ -200,9 +251,16 @@ def render(results: list[dict[str, Any]], fmt: str, color: bool = False) -> str:
 ENERGY_LABEL = "energy (TENET, unitless)"
 
 
-def comparison_table(workload: str, dataflow: str, results: list[dict[str, Any]]) -> Table:
+def comparison_table(
+    workload: str,
+    dataflow: str,
+    results: list[dict[str, Any]],
+    priced: Sequence[frozenset[str]] | None = None,
+) -> Table:
     """Side-by-side table; the best value of each ranked row is starred. Every value of a
-    column whose warnings flag an effect its numbers rest on gets a `!` and no star."""
+    column whose warnings flag an effect its numbers rest on gets a `!` and no star; a row
+    whose columns price different things (`cost_ranking`, `priced`: `priced_parts` per
+    column) says `(not ranked)` and has no star."""
     from tenet.analysis.compare import comparison_rows, unranked_columns
 
     unranked = unranked_columns(results)
@@ -214,15 +272,18 @@ def comparison_table(workload: str, dataflow: str, results: list[dict[str, Any]]
         if "notation" in result:  # compare --best: the arch and the dataflow it runs
             header += f"\n{result['dataflow']}"
         table.add_column(escape(header), justify="right")
-    for row in comparison_rows(results):
+    for row in comparison_rows(results, priced):
         best = row.best(unranked)
         cells = []
         for n, value in enumerate(row.values):
-            text = f"{value:.2%}" if row.kind == "utilization" else _num(value)
+            text = (
+                f"{value:.2%}" if row.kind == "utilization" and value is not None else _num(value)
+            )
             if n in unranked:
                 text += "!"
             cells.append(f"[green]*{text}[/green]" if n in best else text)
-        table.add_row(escape(row.label), *cells)
+        label = row.label if row.ranked else f"{row.label} (not ranked)"
+        table.add_row(escape(label), *cells)
     add_level_rows(table, results)
     return table
 
@@ -251,16 +312,24 @@ def add_level_rows(table: Table, results: list[dict[str, Any]]) -> None:
 
 
 def render_comparison(
-    workload: str, dataflow: str, results: list[dict[str, Any]], fmt: str, color: bool = False
+    workload: str,
+    dataflow: str,
+    results: list[dict[str, Any]],
+    fmt: str,
+    color: bool = False,
+    priced: Sequence[frozenset[str]] | None = None,
 ) -> str:
-    from tenet.analysis.compare import comparison_json
+    """`compare` in one of FORMATS; the table is followed by `comparison_warnings` (each
+    once, prefixed with its column)."""
+    from tenet.analysis.compare import comparison_json, comparison_warnings
 
     if fmt == "json":
-        return to_json(comparison_json(workload, dataflow, results)) + "\n"
+        return to_json(comparison_json(workload, dataflow, results, priced)) + "\n"
     if fmt == "csv":
         return to_csv(results)
-    warnings = [f"{r['arch']}: {w}" for r in results for w in r.get("warnings", [])]
-    return render_tables([comparison_table(workload, dataflow, results)], color, warnings)
+    warnings = comparison_warnings(results, priced)
+    table = comparison_table(workload, dataflow, results, priced)
+    return render_tables([table], color, warnings)
 
 
 def validation_text(result: dict[str, Any]) -> str:
@@ -312,19 +381,34 @@ def trace_table(result: dict[str, Any], title: str, color: bool = False) -> str:
 def levels_table(levels: list[dict[str, Any]]) -> Table:
     """The traffic of each memory level with a tile depth (docs/levels.md)."""
     table = Table(title="memory levels (words to and from the level above)", box=box.SIMPLE_HEAVY)
-    for col in ("level", "above", "depth", "tiles", "needs", "capacity", "reads", "writes", "ns"):
+    extra = [(k, c) for k, c in LEVEL_EXTRA_COLUMNS if any(k in lv for lv in levels)]
+    columns = ["level", "above", "depth", "tiles", "needs", "capacity", "reads", "writes", "ns"]
+    for col in columns + [c for _, c in extra]:
         table.add_column(col, justify="left" if col in ("level", "above") else "right")
-    for lv in levels:
-        table.add_row(
-            escape(lv["name"]),
-            escape(lv["above"]),
-            _num(lv["tile_depth"]),
-            _num(lv["tiles"]),
-            _num(lv["capacity_needed"]) + ("" if lv["fits"] else " (!)"),
-            _num(lv["capacity"]),
-            _num(lv["reads"]),
-            _num(lv["writes"]),
-            _num(lv["transfer_ns"]),
-        )
-    table.caption = "needs: max words of one tile; (!) more than the capacity"
+    keys = ("tile_depth", "tiles", "capacity_needed", "capacity", "reads", "writes", "transfer_ns")
+    numbers = [
+        [*(lv[k] for k in keys), *(lv.get(k) for k, _ in extra if k != "double_buffered")]
+        for lv in levels
+    ]
+    for lv, cells in zip(levels, number_rows(numbers, 0), strict=True):
+        cells[2] += "" if lv["fits"] else " (!)"
+        if any(k == "double_buffered" for k, _ in extra):
+            flag = lv.get("double_buffered")
+            cells.append("-" if flag is None else "yes" if flag else "no")
+        table.add_row(escape(lv["name"]), escape(lv["above"]), *cells)
+    table.caption = "needs: max words of one tile; (!) more than the capacity" + (
+        "; fill/drain: cycles to fill a tile from the level above and to drain it back"
+        if any(k in ("fill_cycles", "drain_cycles") for k, _ in extra)
+        else ""
+    )
     return table
+
+
+#: Level keys shown as extra columns of the levels table when some level has them; the
+#: flag `double_buffered` comes last.
+LEVEL_EXTRA_COLUMNS = (
+    ("capacity_needed_single", "needs (single)"),
+    ("fill_cycles", "fill cycles"),
+    ("drain_cycles", "drain cycles"),
+    ("double_buffered", "double buffered"),
+)

@@ -172,3 +172,226 @@ def test_bounds_and_fuse_refuse_a_non_positive_number(command, flag, value, caps
     rc, _, err = run_cli([*command, *AREA, f"{flag}={value}"], capsys)
     assert rc == 2
     one_error_line(err, flag, "must be a positive number")
+
+
+# --- 6. output: one number format per column, units ---------------------------------------------
+
+
+def test_a_column_of_numbers_has_one_format():
+    """The column a user met: two values at or above 1e15 in e-notation and one below it
+    with two decimals. All three now share 4 significant digits in e-notation."""
+    from tenet.report.layout import number_column
+
+    cells = number_column([4.112e15, 2.2e15, 63_264_588_988_703.87])
+    assert cells == ["4.112e+15", "2.200e+15", "6.326e+13"]
+    assert number_column([1.5, 20, None]) == ["1.50", "20.00", "-"]
+    assert number_column([1, 2_000]) == ["1", "2,000"]  # integers alone stay exact
+
+
+def test_the_dse_table_has_one_format_per_column_and_units(monkeypatch):
+    from types import SimpleNamespace
+
+    import tenet.report.dse as report_dse
+    from tenet.explore.objectives import OBJECTIVES, Objective
+
+    values = {"a": 4.112e15, "b": 2.2e15, "c": 63_264_588_988_703.87}
+    edp = Objective("edp", "test", lambda analysis: values[analysis.name], False)
+    monkeypatch.setattr(report_dse, "OBJECTIVES", {**OBJECTIVES, "edp": edp})
+    front = [
+        SimpleNamespace(
+            name=name, notation="n", analysis=SimpleNamespace(name=name, latency=10, energy=1.5)
+        )
+        for name in values
+    ]
+    result = SimpleNamespace(
+        workload="w",
+        arch="x",
+        objectives=("latency", "edp"),
+        pareto=front,
+        candidates=3,
+        evaluated=3,
+        pruned=0,
+        legal=3,
+        over_capacity=0,
+        ties=0,
+        skipped=0,
+    )
+    text = report_dse.front_table(result)
+    for cell in ("4.112e+15", "2.200e+15", "6.326e+13"):
+        assert cell in text
+    assert "63,264,588,988,703.87" not in text
+    for header in ("latency (cycles)", "edp (pJ·cycles)", "energy (TENET, unitless)"):
+        assert header in text
+
+
+def test_the_analyze_table_names_the_units_of_delays_and_bandwidths(capsys):
+    rc, out, err = run_cli(["analyze", *SMALL], capsys)
+    assert rc == 0, err
+    for label in (
+        "ingress delay (cycles)",
+        "egress delay (cycles)",
+        "compute delay (cycles)",
+        "latency (cycles)",
+        "interconnect bandwidth (IBW, words/cycle)",
+        "scratchpad bandwidth (SBW, words/cycle)",
+    ):
+        assert label in out
+    rc, out, err = run_cli(["analyze", *SMALL, "--format", "json"], capsys)
+    assert rc == 0 and '"ingress": ' in out and "cycles" not in out  # the JSON keys stay
+
+
+# --- 7. the new rows of the analyze table, from a hand-made result ------------------------------
+
+
+def hand_made_result() -> dict:
+    """An analyze JSON dict written by hand with the keys being added to analyze: the delay
+    through a GLB/DRAM hierarchy, the levels' fill and drain cycles, the intermediate and
+    per-level energies and two new action counts. The numbers are arbitrary, and distinct so
+    that each can be found in the table."""
+    side = {
+        "total": 16,
+        "unique": 8,
+        "reuse": 8,
+        "temporal_reuse": 0,
+        "spatial_reuse": 8,
+        "reuse_factor": 2.0,
+        "ibw": 2.0,
+        "sbw": 2.0,
+    }
+    energy_parts = {
+        "total": 1000.0,
+        "mac": 100.0,
+        "registers": 10.0,
+        "scratchpad": 20.0,
+        "interconnect": 30.0,
+        "dram": 800.0,
+        "intermediate": 40.0,
+    }
+    return {
+        "workload": "w",
+        "arch": "x",
+        "dataflow": "d",
+        "instances": 16,
+        "macs": 16,
+        "pe_count": 4,
+        "active_pes": 4,
+        "avg_active_pes": 2.5,
+        "time_steps": 6,
+        "utilization": 0.25,
+        "delay": {
+            "ingress": 19,
+            "egress": 16,
+            "compute": 4,
+            "latency": 19,
+            "hierarchy": 4321,
+            "bound_by": "scratchpad port",
+        },
+        "bandwidth": {"ibw": 4.0, "sbw": 5.0},
+        "energy": 921.68,
+        "tensors": {"A": {"read": side, "write": None}},
+        "cost": {
+            "energy_pj": {
+                **energy_parts,
+                "by_tensor": {"A": energy_parts},
+                "by_level": {"GLB": 123.5, "DRAM": 876.5},
+            },
+            "area_um2": {
+                "total": 5.0,
+                "pe_array": 1.0,
+                "link_registers": 1.0,
+                "buses": 1.0,
+                "scratchpad": 2.0,
+            },
+            "actions": {
+                "A": {"register_reads": 3, "accumulator_reads": 777, "register_read_outs": 888}
+            },
+        },
+        "levels": [
+            {
+                "name": "GLB",
+                "above": "DRAM",
+                "tile_depth": 1,
+                "tiles": 2,
+                "capacity_needed": 96,
+                "capacity_needed_single": 48,
+                "double_buffered": True,
+                "capacity": 2048,
+                "fits": True,
+                "reads": 24,
+                "writes": 8,
+                "transfer_ns": 32.0,
+                "fill_cycles": 555,
+                "drain_cycles": 666,
+            }
+        ],
+        "warnings": [],
+    }
+
+
+def table_rows(text: str) -> dict[str, list[str]]:
+    """Each line of a table split on runs of two or more spaces: {first cell: the others}."""
+    import re
+
+    rows = {}
+    for line in text.splitlines():
+        cells = [c for c in re.split(r"\s{2,}", line.strip()) if c]
+        if cells:
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+def test_the_analyze_table_shows_the_hierarchy_delay_and_what_bounds_it():
+    from tenet.report.tables import render
+
+    rows = table_rows(render([hand_made_result()], "table"))
+    assert rows["delay through the hierarchy (cycles)"] == ["4,321"]
+    assert rows["bound by"] == ["scratchpad port"]
+
+
+def test_analyze_without_the_new_keys_shows_no_new_rows():
+    from tenet.report.tables import render
+
+    result = hand_made_result()
+    del result["delay"]["hierarchy"], result["delay"]["bound_by"]
+    for level in result["levels"]:
+        for key in ("fill_cycles", "drain_cycles", "capacity_needed_single", "double_buffered"):
+            del level[key]
+    energy = result["cost"]["energy_pj"]
+    del energy["intermediate"], energy["by_level"], energy["by_tensor"]["A"]
+    energy["by_tensor"]["A"] = {k: v for k, v in energy.items() if k != "by_tensor"}
+    del result["cost"]["actions"]["A"]["accumulator_reads"]
+    del result["cost"]["actions"]["A"]["register_read_outs"]
+    text = render([result], "table")
+    for word in (
+        "hierarchy",
+        "bound by",
+        "fill",
+        "drain",
+        "intermediate",
+        "by memory level",
+        "accumulator",
+        "read-outs",
+        "double",
+    ):
+        assert word not in text
+
+
+def test_the_levels_table_shows_fill_and_drain_cycles():
+    from tenet.report.tables import render
+
+    text = render([hand_made_result()], "table")
+    assert "fill cycles" in text and "drain cycles" in text
+    glb = table_rows(text)["GLB"]
+    assert glb[:2] == ["DRAM", "1"]
+    assert glb[-4:] == ["48", "555", "666", "yes"]
+
+
+def test_the_energy_table_shows_intermediate_and_each_level():
+    from tenet.report.tables import render
+
+    text = render([hand_made_result()], "table")
+    rows = table_rows(text)
+    assert "intermediate pJ" in text
+    assert rows["all"][-1] == "40.00"  # the intermediate column is the last
+    assert "by memory level: GLB 123.50 pJ, DRAM 876.50 pJ" in text
+    assert rows["A"][-2:] == ["777", "888"]  # the action counts of A
