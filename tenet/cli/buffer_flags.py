@@ -49,13 +49,13 @@ def add_area_flags(group: Any) -> None:
     group.add_argument(
         "--mac-area-um2",
         type=float,
-        help="area of one MAC in um^2 (default: from --technology, else the -a arch's "
+        help="area of one MAC in µm² (default: from --technology, else the -a arch's "
         "technology:/components:)",
     )
     group.add_argument(
         "--byte-area-um2",
         type=float,
-        help="area of one buffer byte in um^2 (default: from --technology, else the -a arch's "
+        help="area of one buffer byte in µm² (default: from --technology, else the -a arch's "
         "technology:/components:)",
     )
     group.add_argument(

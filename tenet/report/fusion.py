@@ -107,7 +107,7 @@ def area_split_table(split: dict[str, Any]) -> Table:
     """The best buffer/MAC split of the chip area, unfused and fused, with the component
     areas it used and their sources."""
     table = Table(
-        title=escape(f"best buffer/MAC split of {split['area_mm2']:g} mm2"), box=box.SIMPLE_HEAVY
+        title=escape(f"best buffer/MAC split of {split['area_mm2']:g} mm²"), box=box.SIMPLE_HEAVY
     )
     for name, justify in (
         ("design", "left"),
@@ -138,7 +138,7 @@ def area_split_table(split: dict[str, Any]) -> Table:
         )
     for key, label in (("mac_area_um2", "MAC"), ("byte_area_um2", "buffer byte")):
         entry = split[key]
-        lines.append(f"{label}: {entry['value']:,.6g} um2 ({entry['source']})")
+        lines.append(f"{label}: {entry['value']:,.6g} µm² ({entry['source']})")
     table.caption = escape("\n".join(lines))
     return table
 

@@ -395,3 +395,14 @@ def test_the_energy_table_shows_intermediate_and_each_level():
     assert rows["all"][-1] == "40.00"  # the intermediate column is the last
     assert "by memory level: GLB 123.50 pJ, DRAM 876.50 pJ" in text
     assert rows["A"][-2:] == ["777", "888"]  # the action counts of A
+
+
+def test_fuse_writes_areas_in_square_micrometres_as_the_tables_do(capsys):
+    rc, out, err = run_cli(
+        ["fuse", "-w", "gpt3-ffn", "--area-mm2", "10", "--bandwidth-gbps", "100"]
+        + ["--technology", "45"],
+        capsys,
+    )
+    assert rc == 0, err
+    assert "MAC: " in out and " µm² (" in out and "10 mm²" in out
+    assert "um2" not in out and "mm2" not in out
