@@ -343,9 +343,12 @@ def with_cost_flags(arch, args: argparse.Namespace):
         size = default_scratchpad_bytes(arch)
         arch = replace(arch, components=technology_components(node, arch.memory.word_bits, size))
     if path:
-        from tenet.formats.components_import import load_components
+        from tenet.formats.components_import import import_components
 
-        arch = replace(arch, components=load_components(path, arch))
+        components, warnings = import_components(path, arch)
+        for warning in warnings:  # the import's own: no result lists them
+            print(f"tenet: warning: {warning}", file=sys.stderr)
+        arch = replace(arch, components=components)
     return arch
 
 
