@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from tenet.cli.analyze import add_tile_argument, tile_flags
 from tenet.cli.common import (
@@ -17,7 +18,6 @@ from tenet.cli.common import (
     execution_options,
     parameters_as_flags,
     parse_sets,
-    result_warnings,
     warnings_to_stderr,
 )
 from tenet.errors import InputError
@@ -114,13 +114,11 @@ def compare_archs(args: argparse.Namespace) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tenet.analysis.compare import winner
-    from tenet.explore.objectives import OBJECTIVES
+    from tenet.analysis.compare import comparison_warnings, priced_parts
     from tenet.formats.presets import resolve_dataflow, resolve_workload
     from tenet.formats.workloads import load_any_workload
     from tenet.model.dataflow import load_dataflow, with_tiles
     from tenet.model.metrics import analyze
-    from tenet.report.plots import comparison_plot
     from tenet.report.tables import render_comparison
 
     if args.dataflow is None and args.best is None:
@@ -133,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.emit and args.best is None:
         raise InputError("writes the dataflows --best finds: add --best OBJECTIVE", "--emit")
+    if args.plot is not None and not args.plot.strip():
+        raise InputError("is empty; give a file name such as compare.png", "--plot")
     workload_path = resolve_workload(args.workload)
     workload = load_any_workload(workload_path, parse_sets(args.set), args.function)
     dataflow = None
@@ -141,27 +141,26 @@ def run(args: argparse.Namespace) -> int:
         dataflow = with_tiles(dataflow, tile_flags(args.tile))
     objective = check_best(args.best, workload) if args.best is not None else None
     archs = compare_archs(args)
-    results = []
-    best_columns = []
+    results, priced = [], []
     for arch in archs:
         if dataflow is not None:
-            results.append(analyze(workload, arch, dataflow, args.max_isl_ops).to_dict())
+            analysis = analyze(workload, arch, dataflow, args.max_isl_ops)
+            results.append(analysis.to_dict())
+            priced.append(priced_parts(analysis))
         if objective is not None:
-            best_columns.append(len(results))
-            results.append(best_result(workload, arch, objective, args))
+            result, analysis = best_result(workload, arch, objective, args)
+            results.append(result)
+            priced.append(priced_parts(analysis))
     title = dataflow.name if dataflow is not None else f"best {objective}"
     if dataflow is not None and objective is not None:
         title = f"{dataflow.name} and best {objective}"
-    if args.plot:
-        top = None
-        if objective is not None:
-            values = [results[n]["best"]["value"] for n in best_columns]
-            found = winner(values, OBJECTIVES[objective].maximize)
-            top = None if found is None else best_columns[found]
-        comparison_plot(workload.name, title, results, args.plot, top, f"best {objective}")
-    text = render_comparison(workload.name, title, results, args.format, color_for(args))
+    if args.plot is not None:
+        from tenet.report.plots import comparison_plot
+
+        comparison_plot(workload.name, title, results, args.plot, priced=priced)
+    text = render_comparison(workload.name, title, results, args.format, color_for(args), priced)
     emit(text, args.output)
-    warnings_to_stderr(result_warnings(results, "arch"), args)
+    warnings_to_stderr(comparison_warnings(results, priced), args)
     return 0
 
 
@@ -182,9 +181,10 @@ def check_best(text: str, workload) -> str:
     return names[0]
 
 
-def best_result(workload, arch, objective: str, args: argparse.Namespace) -> dict:
-    """The analyze JSON of the arch's best dataflow for the objective (named
-    `best-OBJECTIVE`), with its notation, isl text and the search's counts under `best`."""
+def best_result(workload, arch, objective: str, args: argparse.Namespace) -> tuple[dict, Any]:
+    """(the analyze JSON, the Analysis) of the arch's best dataflow for the objective (named
+    `best-OBJECTIVE`); the JSON adds its notation, isl text and, under `best`, the
+    objective's value, whether it is maximised and the search's counts."""
     from dataclasses import replace
 
     from tenet.explore.dse import emit as emit_dataflows
@@ -212,7 +212,7 @@ def best_result(workload, arch, objective: str, args: argparse.Namespace) -> dic
         named = replace(entry, analysis=replace(entry.analysis, dataflow=name))
         with parameters_as_flags(FLAGS):
             emit_dataflows([named], args.emit)
-    return {
+    result = {
         **entry.analysis.to_dict(),
         "notation": entry.notation,
         "space": entry.space,
@@ -221,12 +221,14 @@ def best_result(workload, arch, objective: str, args: argparse.Namespace) -> dic
         "best": {
             "objective": objective,
             "value": OBJECTIVES[objective].value(entry.analysis),
+            "maximize": OBJECTIVES[objective].maximize,
             "candidates": report.candidates,
             "evaluated": report.evaluated,
             "pruned": report.pruned,
             "legal": report.legal,
         },
     }
+    return result, entry.analysis
 
 
 def _file_name(arch_name: str) -> str:

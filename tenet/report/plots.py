@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,69 +30,160 @@ def comparison_plot(
     path: str | Path,
     winner: int | None = None,
     winner_note: str = "",
+    *,
+    priced: Sequence[frozenset[str]] | None = None,
 ) -> None:
-    """Grouped bars, one per arch in each group: unique volume per tensor side, latency,
-    energy and link traffic, each group scaled to its largest value. The `winner` column's
-    bars are hatched and its legend entry says `winner_note`. When every result has
-    component costs, a second panel stacks each column's energy parts in pJ."""
-    from tenet.analysis.compare import energy_breakdown
+    """Grouped bars, one per column in each group: unique volume per tensor side, latency,
+    energy (pJ when every column has component costs, else TENET's unitless energy) and
+    link traffic, each group scaled to its largest value. Hatched: the columns the table
+    stars in the --best objective's row (`objective_winners`, all tied ones; `priced` as
+    there), or the given `winner`; never a column the table leaves unranked (marked `!` in
+    the legend). When some column has component costs, two more panels stack each column's
+    energy parts in pJ and its area parts in µm²."""
+    from tenet.analysis.compare import (
+        column_labels,
+        cost_ranking,
+        objective_winners,
+        unranked_columns,
+    )
 
     plt = _pyplot()
+    unranked = unranked_columns(results)
+    if winner is not None:
+        winners = {winner} - unranked
+    else:
+        winners = objective_winners(results, priced)
+        objective = next((r["best"]["objective"] for r in results if "best" in r), None)
+        winner_note = winner_note or (f"best {objective}" if objective else "")
+    groups, values = _relative_groups(results, cost_ranking(results, priced).energy)
+    energy = _stacked_parts(results, "energy_pj")
+    area = _stacked_parts(results, "area_um2")
+    panels = 1 if energy is None or area is None else 3
+    side_width = max(2.6, 0.55 * len(results) + 1.2)
+    fig, axes = plt.subplots(
+        1,
+        panels,
+        figsize=(3.0 + 1.2 * len(groups) + (panels - 1) * side_width, 5.2),
+        gridspec_kw={"width_ratios": [1.2 * len(groups)] + [side_width] * (panels - 1)},
+        layout="constrained",
+        squeeze=False,
+    )
+    ax = axes[0][0]
+    labels = column_labels(results)
+    legend_labels = list(labels)
+    for n in range(len(results)):
+        if n in unranked:
+            legend_labels[n] += " ! (not ranked)"
+        if n in winners:
+            legend_labels[n] += f" ★ {winner_note}".rstrip()
+    width = 0.8 / len(results)
+    for n in range(len(results)):
+        heights = [_relative(row, n) for row in values]
+        xs = [g + (n - (len(results) - 1) / 2) * width for g in range(len(groups))]
+        hatch = "//" if n in winners else None
+        ax.bar(
+            xs,
+            heights,
+            width,
+            label=legend_labels[n],
+            color=f"C{n % 10}",
+            hatch=hatch,
+            edgecolor="black" if hatch else None,
+        )
+    ax.set_xticks(range(len(groups)), groups, fontsize=8)
+    ax.set_ylim(0, 1.12)  # headroom: the tallest bar (1.0) stays off the frame
+    ax.set_ylabel("relative to the largest in each group")
+    ax.set_title(f"{workload} · {dataflow}")
+    if energy is not None and area is not None:
+        missing = [n for n, r in enumerate(results) if r.get("cost") is None]
+        _stacked_panel(axes[0][1], labels, energy, "energy (pJ)", "energy breakdown", missing)
+        _stacked_panel(axes[0][2], labels, area, "area (µm²)", "area breakdown", missing)
+    fig.legend(
+        *ax.get_legend_handles_labels(),
+        loc="outside lower center",
+        ncols=min(len(results), 3),
+        fontsize=8,
+        frameon=False,
+    )
+    save_figure(fig, Path(path), plt)
+
+
+def _relative(row: list[Any], n: int) -> float:
+    """Column n's value over the largest of the row (0 for a missing value)."""
+    largest = max((v for v in row if v is not None), default=0)
+    return 0.0 if row[n] is None else row[n] / max(largest, 1)
+
+
+def _relative_groups(
+    results: list[dict[str, Any]], energy_ranked: bool
+) -> tuple[list[str], list[list[Any]]]:
+    """The groups of the relative panel and each group's value per column; the energy in pJ
+    says `not ranked` unless `energy_ranked` (`cost_ranking`)."""
     groups, values = [], []
     for tensor, sides in results[0]["tensors"].items():
         for side, v in sides.items():
             if v is not None:
                 groups.append(f"{tensor} {side}\nunique")
                 values.append([r["tensors"][tensor][side]["unique"] for r in results])
-    groups += ["latency", "energy", "link traffic"]
+    groups.append("latency")
     values.append([r["delay"]["latency"] for r in results])
-    values.append([r["energy"] for r in results])
-    values.append([sum(link["total"] for link in r["links"]) for r in results])
-    parts = energy_breakdown(results)
-    width_in = min(16.0, 3.0 + 1.3 * len(groups))
-    if parts is None:
-        fig, ax = plt.subplots(figsize=(width_in, 4.5))
+    if all(r.get("cost") is not None for r in results):
+        groups.append("energy\n(pJ)" if energy_ranked else "energy (pJ)\nnot ranked")
+        values.append([r["cost"]["energy_pj"]["total"] for r in results])
     else:
-        fig, (ax, energy_ax) = plt.subplots(
-            1,
-            2,
-            figsize=(width_in + 2.0 + 0.8 * len(results), 4.5),
-            gridspec_kw={"width_ratios": [len(groups), max(2, len(results))]},
-        )
-    width = 0.8 / len(results)
-    labels = [_column_label(r) for r in results]
-    if winner is not None:
-        labels[winner] += f" ★ {winner_note}".rstrip()
-    for n, result in enumerate(results):
-        heights = [row[n] / max(max(row), 1) for row in values]
-        xs = [g + (n - (len(results) - 1) / 2) * width for g in range(len(groups))]
-        hatch = "//" if n == winner else None
-        ax.bar(
-            xs, heights, width, label=labels[n], hatch=hatch, edgecolor="black" if hatch else None
-        )
-    ax.set_xticks(range(len(groups)), groups, fontsize=8)
-    ax.set_ylabel("relative to the largest in each group")
-    ax.set_title(f"{workload} · {dataflow}")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    if parts is not None:
-        bottoms = [0.0] * len(results)
-        for part, pj in parts.items():
-            energy_ax.bar(range(len(results)), pj, 0.6, bottom=bottoms, label=part)
-            bottoms = [b + v for b, v in zip(bottoms, pj)]
-        energy_ax.set_xticks(range(len(results)), [str(n + 1) for n in range(len(results))])
-        energy_ax.set_xlabel("column (legend order)")
-        energy_ax.set_ylabel("energy (pJ)")
-        energy_ax.set_title("energy breakdown")
-        energy_ax.legend(fontsize=8)
-    fig.tight_layout()
-    save_figure(fig, Path(path), plt)
+        groups.append("energy\n(TENET, unitless)")
+        values.append([r["energy"] for r in results])
+    groups.append("link traffic")
+    values.append([sum(link["total"] for link in r["links"]) for r in results])
+    return groups, values
 
 
-def _column_label(result: dict[str, Any]) -> str:
-    """The arch, and the dataflow when the columns run different ones (compare --best)."""
-    if "notation" in result:
-        return f"{result['arch']} · {result['dataflow']}"
-    return result["arch"]
+def _stacked_parts(results: list[dict[str, Any]], key: str) -> dict[str, list[float]] | None:
+    """{part: [value per column]} of `cost[key]` (its numbers other than `total`, in the
+    JSON's order; 0 for a column without costs; parts 0 everywhere left out), or None when
+    no column has costs."""
+    costs = [r.get("cost") for r in results]
+    if all(c is None or key not in c for c in costs):
+        return None
+    names: dict[str, None] = {}
+    for cost in costs:
+        if cost is not None:
+            names.update(
+                (k, None)
+                for k, v in cost.get(key, {}).items()
+                if k != "total" and isinstance(v, (int, float))
+            )
+    parts = {
+        part: [0.0 if c is None else float(c.get(key, {}).get(part, 0.0)) for c in costs]
+        for part in names
+    }
+    return {part: heights for part, heights in parts.items() if any(heights)}
+
+
+def _stacked_panel(
+    ax,
+    labels: list[str],
+    parts: dict[str, list[float]],
+    unit: str,
+    title: str,
+    missing: list[int],
+) -> None:
+    """One stacked bar per column, named on the x-axis (`missing` columns, without component
+    costs, say so instead); the parts' legend above the bars, with room left for it."""
+    xs = range(len(labels))
+    bottoms = [0.0] * len(labels)
+    for n, (part, heights) in enumerate(parts.items()):
+        ax.bar(xs, heights, 0.6, bottom=bottoms, label=part, color=f"C{n % 10}", alpha=0.85)
+        bottoms = [b + h for b, h in zip(bottoms, heights)]
+    ax.set_xticks(xs, labels, rotation=30, ha="right", fontsize=8)
+    rows = (len(parts) + 1) // 2  # legend rows, above the tallest bar
+    ax.set_ylim(0, max(max(bottoms), 1e-12) * (1.12 + 0.08 * rows))
+    for n in missing:
+        ax.text(n, 0, "no component costs", rotation=90, ha="center", va="bottom", fontsize=8)
+    ax.set_ylabel(unit)
+    ax.set_title(title)
+    if parts:
+        ax.legend(fontsize=7, loc="upper center", ncols=2, frameon=False)
 
 
 def bound_plots(
