@@ -92,9 +92,9 @@ def entry_names_text() -> str:
 def _value(value: Any, source: str, key: str) -> Fraction:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(f"expected a number, got {value!r}", source, key)
-    if not math.isfinite(value) or value < 0:
+    if (isinstance(value, float) and not math.isfinite(value)) or value < 0:
         raise InputError(f"must be a non-negative finite number, got {value}", source, key)
-    if value > LARGEST_NUMBER:
+    if value > LARGEST_NUMBER:  # compared exactly: a huge YAML integer is no float
         raise InputError("too large (at most 1e30)", source, key)
     return Fraction(str(value))
 
@@ -109,7 +109,7 @@ def _tables(data: dict[str, Any], top: str, source: str) -> list[tuple[str, dict
         block = data[name]
         if not isinstance(block, dict):
             raise InputError(f"expected a mapping with '{inner}:', a list of entries", source, name)
-        # the other form's key is taken too: some files mix them
+        # the other form's key is accepted too, as tenet always did
         key = next((k for k in (inner, "tables", "table_summary") if k in block), inner)
         if key not in block:
             raise InputError(
@@ -222,9 +222,9 @@ def row_width(
 
 def _accelergy(
     data: dict[str, Any], source: str, word_bits: int, base_width: Fraction
-) -> tuple[dict[str, Quantity], list[str], list[str]]:
-    """(component fields, warnings, `name (component)` of each entry read) of an ERT/ART
-    file; `base_width` is the scratchpad width the arch already has."""
+) -> tuple[dict[str, Quantity], list[str]]:
+    """(component fields, warnings) of an ERT/ART file; `base_width` is the scratchpad
+    width the arch already has."""
     values: dict[str, Quantity] = {}
     warnings: list[str] = []
     mapped: list[str] = []
@@ -295,7 +295,7 @@ def _accelergy(
         put(f"{component}_area_um2", area, "um2", f"ART entry {entry['name']}")
     if not values:
         _nothing_read(ert + art, mapped, source)
-    return values, warnings, mapped
+    return values, warnings
 
 
 def _scratchpad_width(
@@ -314,10 +314,10 @@ def _scratchpad_width(
             return []  # the arch's own row width stays: docs/components.md
         message = (
             f"{source}: {label} gives no width, so its read and write pJ are charged per "
-            f"{word_bits}-bit word; if one access reads a wider row (64 bits in Accelergy's "
-            "example global buffers), the scratchpad energy is that many times too high: give "
-            "the entry attributes: {width: BITS, datawidth: BITS}, or append Accelergy's "
-            "flattened_architecture.yaml to the file"
+            f"{word_bits}-bit word; if one access reads a wider row (64 or 256 bits in "
+            "Accelergy's example global buffers), the scratchpad energy is width/"
+            f"{word_bits} times too high: give the entry attributes: {{width: BITS, "
+            "datawidth: BITS}, or append Accelergy's flattened_architecture.yaml to the file"
         )
         return [message]
     put("scratchpad_width_bits", Fraction(width), "bits", f"{label}, {why}")
@@ -373,7 +373,7 @@ def import_components(path: str | Path, arch: Arch) -> tuple[Components, list[st
     base = arch.components
     if base is None:
         base = technology_components(45, arch.memory.word_bits, default_scratchpad_bytes(arch))
-    values, warnings, _ = _accelergy(
+    values, warnings = _accelergy(
         data, source, arch.memory.word_bits, base.scratchpad_width_bits.value
     )
     return _with_pitch(replace(base, **values), values), warnings

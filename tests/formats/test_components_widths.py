@@ -233,6 +233,7 @@ def test_missing_tables_names_the_key(tmp_path, capsys, data, key):
             "ERT.tables[0].actions[0].energy",
         ),
         ({"ART": {"tables": [{"name": "s.mac", "area": 1e31}]}}, "ART.tables[0].area"),
+        ({"ART": {"tables": [{"name": "s.mac", "area": 10**400}]}}, "ART.tables[0].area"),
     ],
 )
 def test_huge_values_are_refused_as_in_a_table(tmp_path, capsys, data, key):
