@@ -257,6 +257,7 @@ def _accelergy(
         label = f"ERT entry {entry['name']}"
         if component in ("mac", "adder"):
             hit = _action(entry, COMPUTE_ACTIONS, source, key)
+            warnings += _variants(entry, hit, label, source)
             if hit:
                 put(f"{component}_energy_pj", hit[0], "pJ", f"{label}, action {hit[1]}")
         elif component == "wire":
@@ -265,6 +266,7 @@ def _accelergy(
             continue
         elif component == "dram":
             hit = _action(entry, READ_ACTIONS, source, key)
+            warnings += _variants(entry, hit, label, source)
             if hit:
                 width, _, why = row_width(attributes_of(key, entry), word_bits, source)
                 if width is None:
@@ -274,6 +276,9 @@ def _accelergy(
         else:
             read = _action(entry, READ_ACTIONS, source, key)
             write = _action(entry, WRITE_ACTIONS, source, key)
+            warnings += _variants(entry, read, label, source) + _variants(
+                entry, write, label, source
+            )
             if read:
                 put(f"{component}_read_pj", read[0], "pJ", f"{label}, action {read[1]}")
             if write:
@@ -296,6 +301,22 @@ def _accelergy(
     if not values:
         _nothing_read(ert + art, mapped, source)
     return values, warnings
+
+
+def _variants(entry: dict[str, Any], hit, label: str, source: str) -> list[str]:
+    """A warning when the entry lists the action read several times with different
+    energies (Accelergy 0.3 ERTs list one per set of arguments): the first is taken."""
+    if hit is None:
+        return []
+    same = [a for a in entry["actions"] if isinstance(a, dict) and str(a.get("name")) == hit[1]]
+    if len({str(a.get("energy")) for a in same}) < 2:
+        return []
+    message = (
+        f"{source}: {label} lists action {hit[1]} {len(same)} times with different arguments "
+        f"and energies; the first one listed ({float(hit[0]):g} pJ) is taken: keep the one "
+        "that stands for an access, or give a components: table"
+    )
+    return [message]
 
 
 def _scratchpad_width(

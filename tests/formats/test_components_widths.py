@@ -279,3 +279,19 @@ def test_docs_list_the_names_the_code_maps():
         if len(cells) == 4 and cells[1] in dict(ENTRY_NAMES) and "`" in cells[0]:
             rows[cells[1]] = tuple(re.findall(r"`([^`]+)`", cells[0]))
     assert rows == dict(ENTRY_NAMES)
+
+
+def test_actions_listed_per_argument_set_warn(tmp_path):
+    """Accelergy 0.3 ERTs list a buffer's read once per (address_delta, data_delta), cheapest
+    first (0 pJ for the exercises' GLB): the first is taken, and the import says so."""
+    reads = [
+        {"name": "read", "arguments": {"address_delta": a, "data_delta": d}, "energy": e}
+        for (a, d), e in zip([(0, 0), (0, 1), (1, 0), (1, 1)], [0.0, 2.743, 1.176, 3.918])
+    ]
+    entry = {"name": "simple_primitive.GLB", "attributes": {"width": 64}, "actions": reads}
+    c, warnings = import_components(
+        write_yaml(tmp_path, "ert", {"ERT": {"tables": [entry]}}), systolic()
+    )
+    assert c.scratchpad_read_pj.value == 0
+    assert len(warnings) == 1
+    assert "action read 4 times" in warnings[0] and "(0 pJ)" in warnings[0]
