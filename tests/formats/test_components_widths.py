@@ -295,3 +295,13 @@ def test_actions_listed_per_argument_set_warn(tmp_path):
     assert c.scratchpad_read_pj.value == 0
     assert len(warnings) == 1
     assert "action read 4 times" in warnings[0] and "(0 pJ)" in warnings[0]
+
+
+def test_simulator_prices_the_same_rows(capsys):
+    """The brute-force enumeration (`tenet simulate`) with the same file: 39,424 pJ."""
+    rc, out, err = run_cli(
+        ["simulate", *GEMM_OS_ARGS, *SIZES, "--components", FLATTENED, "--format", "json"],
+        capsys,
+    )
+    assert rc == 0, err
+    assert json.loads(out)["cost"]["energy_pj"]["scratchpad"] == pytest.approx(39424, rel=1e-12)
