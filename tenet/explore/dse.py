@@ -372,7 +372,7 @@ def check_costs(arch: Arch, objectives: Sequence[str]) -> None:
 
 
 #: Objectives that need the per-step numbers (schedule time).
-PER_STEP_OBJECTIVES = ("schedule", "peak_ingress")
+PER_STEP_OBJECTIVES = ("schedule", "peak_ingress", "hierarchy", "edp")
 
 
 def candidate_bounds(
@@ -415,6 +415,7 @@ BOUNDED_OBJECTIVES = (
     "time_steps",
     "steps",
     "schedule",
+    "hierarchy",
     "utilization",
     "active_pes",
     "dram",

@@ -38,9 +38,20 @@ def energy_pj(analysis: Analysis) -> float:
     return float(_cost(analysis, "energy_pj").energy_pj.total)
 
 
+def hierarchy(analysis: Analysis) -> int:
+    """delay.hierarchy: the schedule's cycles with every memory level's transfers
+    (docs/levels.md); delay.schedule when no level has a tile depth (nothing above the
+    scratchpad is timed)."""
+    cycles = getattr(analysis, "hierarchy_delay", None)
+    return analysis.schedule_delay if cycles is None else cycles
+
+
 def edp(analysis: Analysis) -> float:
-    """energy_pj × latency, in pJ·cycles."""
-    return float(_cost(analysis, "edp").energy_pj.total * analysis.latency)
+    """energy_pj × delay, in pJ·cycles: delay.hierarchy when memory levels are counted,
+    else delay.latency."""
+    cycles = getattr(analysis, "hierarchy_delay", None)
+    delay = analysis.latency if cycles is None else cycles
+    return float(_cost(analysis, "edp").energy_pj.total * delay)
 
 
 def area(analysis: Analysis) -> float:
@@ -96,6 +107,12 @@ OBJECTIVES: dict[str, Objective] = {
             attrgetter("schedule_delay"),
         ),
         Objective(
+            "hierarchy",
+            "delay.hierarchy: cycles through every memory level with a tile depth "
+            "(delay.schedule without one)",
+            hierarchy,
+        ),
+        Objective(
             "peak_ingress",
             "bandwidth.peak_ingress: words read in the busiest step",
             attrgetter("peak_ingress"),
@@ -107,8 +124,8 @@ OBJECTIVES: dict[str, Objective] = {
         ),
         Objective(
             "edp",
-            "energy-delay product: cost.energy_pj.total × delay.latency, in pJ·cycles "
-            "(needs component costs)",
+            "energy-delay product: cost.energy_pj.total × delay.hierarchy (delay.latency "
+            "without memory levels), in pJ·cycles (needs component costs)",
             edp,
         ),
         Objective("area", "cost.area_um2.total: area in µm² (needs component costs)", area),
@@ -164,6 +181,7 @@ ADDITIVE_OBJECTIVES = (
     "time_steps",
     "steps",
     "schedule",
+    "hierarchy",
     "energy_pj",
     "dram",
 )

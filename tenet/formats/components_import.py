@@ -415,6 +415,8 @@ def _table(data: dict[str, Any], arch: Arch, source: str) -> Components:
         arch.memory.word_bits,
         arch.memory.l2_words,
         source,
+        tuple(level.name for level in arch.levels),
+        arch.levels[0].capacity_words if arch.levels else None,
     )
     if not data["components"]:
         raise InputError("no component values in the table", source, "components")
@@ -431,8 +433,11 @@ def _table(data: dict[str, Any], arch: Arch, source: str) -> Components:
 
 
 def default_scratchpad_bytes(arch: Arch) -> int:
-    """memory.l2_words x word_bits / 8: the scratchpad size the library prices by default
-    (refused when the arch gives no scratchpad size: l2_words is 0)."""
+    """The scratchpad size the library prices by default: levels[0]'s capacity when the
+    arch has memory levels (levels[0] is the scratchpad), else memory.l2_words, times
+    word_bits / 8 (refused when the arch gives no scratchpad size: l2_words is 0)."""
+    if arch.levels:
+        return arch.levels[0].capacity_words * arch.memory.word_bits // 8
     size = arch.memory.l2_words * arch.memory.word_bits // 8
     if size < 1:
         raise InputError(

@@ -291,7 +291,8 @@ def technology_components(
             node_nm,
             scratchpad_size_bytes,
             width,
-            "memory.l2_words x word_bits / 8 (default)",
+            "the scratchpad's size: levels[0]'s capacity, or memory.l2_words, x word_bits / 8 "
+            "(default)",
             "the word (default)",
         )
     )
