@@ -221,6 +221,32 @@ def run_inline(function: TaskFunction, pending: Iterable[tuple[str, Any]], on_re
         on_result(key, result)
 
 
+#: Exit status of a run ended by SIGTERM once its pool is shut down (128 + the signal).
+SIGTERM_EXIT = 128 + signal.SIGTERM
+
+
+@contextlib.contextmanager
+def sigterm_ends_pool() -> Iterator[None]:
+    """Inside, SIGTERM raises `SystemExit(SIGTERM_EXIT)` in the main thread instead of ending
+    the process at once, so that the pool in use is shut down on the way out: its workers
+    ended and its queues' semaphores released (else Python's resource tracker reports them
+    leaked). Only where SIGTERM has its default action and in the main thread (the only one
+    that may set a handler); the previous handler is put back on leaving."""
+    in_main = threading.current_thread() is threading.main_thread()
+    if not in_main or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(SIGTERM_EXIT)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 #: The pool `kept_pool` keeps open: (jobs, pool), or None.
 _KEPT: list[tuple[int, ProcessPoolExecutor]] = []
 
@@ -243,13 +269,17 @@ def kept_pool(jobs: int) -> Iterator[None]:
     if jobs <= 1 or _KEPT:
         yield
         return
-    pool = _new_pool(jobs)
-    _KEPT.append((jobs, pool))
-    try:
-        yield
-    finally:
-        _KEPT.clear()
-        pool.shutdown(wait=True, cancel_futures=True)
+    with sigterm_ends_pool():
+        pool = _new_pool(jobs)
+        _KEPT.append((jobs, pool))
+        try:
+            yield
+        except BaseException:
+            stop_workers(pool, ())
+            raise
+        finally:
+            _KEPT.clear()
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def run_pool(
@@ -264,7 +294,10 @@ def run_pool(
             f"{function!r} cannot be sent to worker processes: use a top-level function"
         ) from None
     kept = next((pool for n, pool in _KEPT if n >= jobs), None)
-    with contextlib.nullcontext(kept) if kept else _new_pool(min(jobs, len(pending))) as pool:
+    with (
+        sigterm_ends_pool(),
+        contextlib.nullcontext(kept) if kept else _new_pool(min(jobs, len(pending))) as pool,
+    ):
         futures = {pool.submit(function, argument): key for key, argument in pending}
         workers = list((getattr(pool, "_processes", None) or {}).values())  # to tell how one ended
         try:

@@ -406,3 +406,85 @@ def test_fuse_writes_areas_in_square_micrometres_as_the_tables_do(capsys):
     assert rc == 0, err
     assert "MAC: " in out and " µm² (" in out and "10 mm²" in out
     assert "um2" not in out and "mm2" not in out
+
+
+# --- 6. a terminated dse --jobs 2 shuts its pool down -------------------------------------------
+
+
+def test_sigterm_during_a_pool_run_raises_system_exit_and_ends_the_workers():
+    """In-process: SIGTERM while two workers sleep ends the run with SystemExit(143) (128 +
+    SIGTERM), the workers are gone, and the default SIGTERM action is back afterwards."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from tenet.execution import run_tasks
+
+    seen = []
+
+    def send() -> None:
+        import multiprocessing
+
+        deadline = time.monotonic() + 20
+        while len(multiprocessing.active_children()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        seen.extend(multiprocessing.active_children())
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    timer = threading.Thread(target=send)
+    timer.start()
+    start = time.monotonic()
+    with pytest.raises(SystemExit) as info:
+        run_tasks(time.sleep, [("a", 60), ("b", 60)], jobs=2)
+    timer.join()
+    assert info.value.code == 128 + signal.SIGTERM
+    assert time.monotonic() - start < 30  # not the 60 s the tasks sleep
+    assert seen and all(not p.is_alive() for p in seen)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_a_terminated_dse_jobs_2_leaves_no_leaked_semaphore(tmp_path):
+    """`tenet dse --jobs 2` sent SIGTERM once its pool has finished a task: exit 143, no
+    resource-tracker warning, no worker left."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    journal = tmp_path / "j.jsonl"
+    args = ["dse", "-w", "conv2d", "-a", "systolic-8x8", "--limit", "200", "--jobs", "2"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tenet", *args, "--journal", str(journal), "-q"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (journal.exists() and journal.read_text()) and time.monotonic() < deadline:
+            assert process.poll() is None, process.stderr.read()
+            time.sleep(0.05)
+        workers = subprocess.run(
+            ["pgrep", "-P", str(process.pid)], check=False, capture_output=True, text=True
+        ).stdout.split()
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 128 + signal.SIGTERM, err
+    assert "leaked" not in err and "Traceback" not in err, err
+    deadline = time.monotonic() + 5
+    while any(running(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert workers and not [pid for pid in workers if running(pid)]
+
+
+def running(pid: str) -> bool:
+    """The process exists and has not ended (a zombie, ended but not yet reaped, has)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
