@@ -27,7 +27,7 @@ from typing import Any
 import islpy as isl
 
 from tenet.model.arch import Arch
-from tenet.model.levels import LevelMaps, LevelTraffic, per_tile_words, tile_map
+from tenet.model.levels import LevelMaps, LevelTraffic
 from tenet.model.schedule_time import affine_pieces
 from tenet.util.isl_util import count
 
@@ -113,12 +113,16 @@ def sum_over(f: isl.PwAff | None) -> int:
     return total
 
 
-def per_tile_sum(f: isl.PwAff, to_tile: isl.UnionMap) -> isl.PwQPolynomial | None:
-    """U -> Σ_{x ∈ U} f(x) for f >= 0 and a map x -> tile: barvinok's card() of
-    { U -> [x -> c] : x in U, 0 <= c < f(x) }."""
-    points = isl.UnionMap.from_map(isl.Map.from_pw_aff(f).apply_range(isl.Map(_BELOW)))
-    tiles = points.domain_map().apply_range(to_tile).reverse()  # Tile -> [x -> c]
-    return per_tile_words(tiles)
+def per_tile_sum(f: isl.PwAff, depth: int) -> isl.PwQPolynomial:
+    """U -> Σ_{x : x_0..x_{depth-1} = U} f(x) for f >= 0 on a set space X[x_0, ..., x_{n-1}]:
+    the tile U is the first `depth` coordinates; barvinok sums f's quasi-polynomial over
+    the others (isl_pw_qpolynomial_sum on the domain read as [Tile[U] -> [rest]])."""
+    n = f.dim(isl.dim_type.in_)
+    dims = [f"x{k}" for k in range(n)]
+    split = isl.Map(
+        f"{{ Tile[{', '.join(dims[:depth])}] -> [{', '.join(dims[depth:])}] }}"
+    ).get_space()
+    return isl.PwQPolynomial.from_pw_aff(f).reset_domain_space(split.wrap()).sum()
 
 
 def _cycles_of(umap: isl.UnionMap | None, word_bits: int, b: Fraction) -> int:
@@ -131,11 +135,6 @@ def _restricted(umap: isl.UnionMap | None, tiles: isl.UnionSet) -> isl.UnionMap 
     return None if umap is None else umap.intersect_domain(tiles)
 
 
-def _shifted(step: isl.UnionMap, umap: isl.UnionMap | None) -> isl.UnionMap | None:
-    """u -> umap(step(u)): `step` is prev (u -> prev u) or its inverse (u -> next u)."""
-    return None if umap is None else step.apply_range(umap)
-
-
 def level_time(
     maps: LevelMaps,
     compute: isl.PwAff,
@@ -146,12 +145,11 @@ def level_time(
 ) -> tuple[isl.PwAff, int, int, int, int]:
     """(s, prologue + epilogue, Σ F, Σ D, Σ C) of one level, `compute` = C(u) on its used
     tiles, b its boundary's bits per cycle."""
-    fill = ceil_cycles(per_tile_words(maps.fills), word_bits, b, tally)
-    drain = ceil_cycles(per_tile_words(maps.drains), word_bits, b, tally)
+    fill = ceil_cycles(maps.fill_words, word_bits, b, tally)
+    drain = ceil_cycles(maps.drain_words, word_bits, b, tally)
     if double_buffered:
-        nxt = maps.prev.reverse()
-        coming = ceil_cycles(per_tile_words(_shifted(nxt, maps.fills)), word_bits, b, tally)
-        leaving = ceil_cycles(per_tile_words(_shifted(maps.prev, maps.drains)), word_bits, b, tally)
+        coming = ceil_cycles(maps.next_fill_words, word_bits, b, tally)  # F(next u)
+        leaving = ceil_cycles(maps.prev_drain_words, word_bits, b, tally)  # D(prev u)
         transfer = _combine([coming, leaving], "union_add")
         s = _combine([compute, transfer], "union_max")
         first, last = maps.used_tiles.lexmin(), maps.used_tiles.lexmax()
@@ -189,15 +187,13 @@ def hierarchy_time(
         return None
     tally = [0, 0]
     by_name = {level.name: level for level in arch.levels}
-    to_tile = levels[0][1].tau
-    compute = as_pw_aff(per_tile_sum(step_cost, to_tile), tally)
+    compute = as_pw_aff(per_tile_sum(step_cost, levels[0][1].depth), tally)
     out: list[LevelTime] = []
     ends_total = 0
     s = compute
     for n, (traffic, maps) in enumerate(levels):
         if n:  # C(U) = Σ of the inner level's s over its tiles inside U
-            inner = levels[n - 1][1].depth
-            compute = as_pw_aff(per_tile_sum(s, tile_map(("Tile", inner), maps.depth)), tally)
+            compute = as_pw_aff(per_tile_sum(s, maps.depth), tally)
         b = by_name[traffic.above].bits_per_cycle(arch.clock_ghz)
         double = by_name[traffic.name].double_buffered
         s, ends, fills, drains, computed = level_time(

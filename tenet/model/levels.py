@@ -19,6 +19,7 @@ quasi-affine piece of the per-tile count (pieces of higher degree are sliced).
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -340,7 +341,8 @@ class LevelMaps:
     """The relations of one level that its time through the hierarchy needs
     (tenet.model.hierarchy_time): the tile map τ (T -> Tile), the used tiles, prev
     (Tile -> Tile), and the words that fill each tile and drain after it (Tile -> X, all
-    tensors; a tensor's elements keep its name)."""
+    tensors; a tensor's elements keep its name). The per-tile counts of these words are
+    counted once, when first asked for."""
 
     depth: int
     tau: isl.UnionMap
@@ -348,6 +350,30 @@ class LevelMaps:
     prev: isl.UnionMap
     fills: isl.UnionMap | None
     drains: isl.UnionMap | None
+
+    @functools.cached_property
+    def fill_words(self) -> isl.PwQPolynomial | None:
+        """u -> |fills(u)|."""
+        return per_tile_words(self.fills)
+
+    @functools.cached_property
+    def drain_words(self) -> isl.PwQPolynomial | None:
+        """u -> |drains(u)|."""
+        return per_tile_words(self.drains)
+
+    @functools.cached_property
+    def next_fill_words(self) -> isl.PwQPolynomial | None:
+        """u -> |fills(next u)| (tiles with a next)."""
+        return (
+            None
+            if self.fills is None
+            else per_tile_words(self.prev.reverse().apply_range(self.fills))
+        )
+
+    @functools.cached_property
+    def prev_drain_words(self) -> isl.PwQPolynomial | None:
+        """u -> |drains(prev u)| (tiles with a prev)."""
+        return None if self.drains is None else per_tile_words(self.prev.apply_range(self.drains))
 
 
 def level_traffic(
@@ -395,10 +421,11 @@ def level_traffic_maps(
             footprints = _union(footprints, maps.footprint)
             fills = _union(fills, maps.fills)
             drains = _union(drains, maps.drains)
+        maps = LevelMaps(depth, tau, used_tiles, prev, fills, drains)
         single, exact_single = max_per_tile(footprints)
         needed, exact = single, exact_single
         if level.double_buffered:
-            needed, exact = double_buffered_capacity(footprints, fills, drains, prev)
+            needed, exact = double_buffered_capacity(footprints, maps)
         out.append(
             (
                 LevelTraffic(
@@ -416,25 +443,17 @@ def level_traffic_maps(
                     capacity_needed_single=single,
                     double_buffered=level.double_buffered,
                 ),
-                LevelMaps(depth, tau, used_tiles, prev, fills, drains),
+                maps,
             )
         )
     return out
 
 
-def double_buffered_capacity(
-    footprints: isl.UnionMap,
-    fills: isl.UnionMap | None,
-    drains: isl.UnionMap | None,
-    prev: isl.UnionMap,
-) -> tuple[int, bool]:
+def double_buffered_capacity(footprints: isl.UnionMap, maps: LevelMaps) -> tuple[int, bool]:
     """(max_u [Σ_X |F_X(u)| + fill words of next(u) + drain words of prev(u)], exact): a
     double-buffered level holds tile u while next(u) arrives and prev(u) still leaves."""
     total = per_tile_words(footprints)
-    following = None if fills is None else prev.reverse().apply_range(fills)  # u -> fills(next u)
-    preceding = None if drains is None else prev.apply_range(drains)  # u -> drains(prev u)
-    for extra in (following, preceding):
-        words = per_tile_words(extra)
+    for words in (maps.next_fill_words, maps.prev_drain_words):
         if words is not None:
             total = words if total is None else total.add(words)
     return max_of_counts([] if total is None else [total])

@@ -126,3 +126,60 @@ def test_clock_turns_gbps_into_bits_per_cycle(tmp_path):
     a = run_both(workload, fast_clock, dataflow, {"GLB": 2})
     b = run_both(workload, slow, dataflow, {"GLB": 2})
     assert hierarchy_numbers(a[0]) == hierarchy_numbers(a[1]) == hierarchy_numbers(b[0])
+
+
+def test_triangular_pieces_are_sliced(tmp_path):
+    """k <= j <= i < 11, one GLB tile per i: a tile's steps and B's words grow with i
+    quadratically (a triangle), so those per-tile pieces are sliced into one constant per
+    tile value, and still match the walk."""
+    workload = load_workload(
+        write_yaml(
+            tmp_path,
+            "tri",
+            {
+                "name": "tri",
+                "params": {"N": 11},
+                "statements": [
+                    {
+                        "domain": "[N] -> { S[i,j,k] : 0 <= k <= j <= i < N }",
+                        "reads": {"B": "{ S[i,j,k] -> B[j,k] }", "A": "{ S[i,j,k] -> A[i,k] }"},
+                        "writes": {"C": "{ S[i,j,k] -> C[i,j] }"},
+                    }
+                ],
+            },
+        ),
+        {},
+    )
+    arch = load_arch(
+        write_yaml(
+            tmp_path,
+            "chain-4",
+            {
+                "name": "chain-4",
+                "pe": {"shape": [4]},
+                "memory": {"bandwidth_bits": 32},
+                "levels": [
+                    {"name": "GLB", "capacity": 4096},
+                    {"name": "DRAM", "capacity": "1GiB", "bandwidth_gbps": 1},
+                ],
+            },
+        )
+    )
+    dataflow = load_dataflow(
+        write_yaml(
+            tmp_path,
+            "tri-flow",
+            {
+                "name": "tri-flow",
+                "space": "{ S[i,j,k] -> PE[k % 4] }",
+                "time": "{ S[i,j,k] -> T[i, j, floor(k/4)] }",
+            },
+        )
+    )
+    flow = dataclasses.replace(dataflow, tiles={"GLB": 1})
+    engine = analyze(workload, arch, flow)
+    reference = simulate(workload, arch, flow)
+    assert hierarchy_numbers(engine.to_dict()) == hierarchy_numbers(reference.to_dict())
+    assert engine.hierarchy.sliced_pieces > 0
+    assert engine.hierarchy.sliced_points <= 11 * engine.hierarchy.sliced_pieces
+    check_properties(engine.to_dict())
