@@ -101,7 +101,7 @@ def comparison_plot(
     fig.legend(
         *ax.get_legend_handles_labels(),
         loc="outside lower center",
-        ncols=min(len(results), 3),
+        ncols=len(results) if len(results) <= 4 else (len(results) + 1) // 2,
         fontsize=8,
         frameon=False,
     )
