@@ -42,7 +42,8 @@ ENERGY_PARTS = ("mac", "registers", "scratchpad", "interconnect", "dram")
 #: traffic they price, each with its test on the Analysis. `dram`: the words into the
 #: outermost level are known (`Analysis.dram_words()` is not None: the arch has memory
 #: levels and the dataflow a tile depth on the level just inside the outermost one);
-#: `intermediate` (when `EnergyParts` has it): some level below that one has traffic.
+#: `intermediate` (when `EnergyParts` has it): some level exchanges words with a level
+#: above it that is not the outermost one.
 LEVEL_PARTS: dict[str, Callable[[Analysis], bool]] = {
     "dram": lambda analysis: analysis.dram_words() is not None,
     "intermediate": lambda analysis: any(
