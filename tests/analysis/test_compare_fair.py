@@ -252,3 +252,32 @@ def test_column_labels():
     two = [{**made("a", 1.0), "dataflow": "os"}, made("a", 1.0)]
     assert column_labels(two) == ["a · os", "a · best-energy_pj"]
     assert column_labels([made("a", 1.0), made("a", 1.0)]) == ["a [1]", "a [2]"]
+
+
+def test_intermediate_part_needs_traffic_below_a_level_that_is_not_the_outermost():
+    """`intermediate` (the levels between the scratchpad and the outermost) is priced when
+    some level exchanges words with a level above it that is not the outermost one."""
+    from types import SimpleNamespace
+
+    from tenet.analysis.compare import LEVEL_PARTS
+    from tenet.model.levels import LevelTraffic
+
+    def level(above: str, words: int, outermost: bool) -> LevelTraffic:
+        return LevelTraffic(
+            name="GLB",
+            above=above,
+            tile_depth=1,
+            tiles=1,
+            capacity_needed=1,
+            capacity=1,
+            tensors={"A": (words, 0)},
+            word_bits=16,
+            bandwidth_gbps=1.0,
+            outermost_above=outermost,
+        )
+
+    test = LEVEL_PARTS["intermediate"]
+    assert test(SimpleNamespace(levels=[level("L2", 5, False)]))
+    assert not test(SimpleNamespace(levels=[level("DRAM", 5, True)]))
+    assert not test(SimpleNamespace(levels=[level("L2", 0, False)]))
+    assert not test(SimpleNamespace(levels=[]))
