@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from tenet.cli.analyze import add_tile_argument, tile_flags
 from tenet.cli.common import (
@@ -41,6 +42,32 @@ def add_parser(sub) -> None:
     add_output(p)
 
 
+def step_notes(tick, tensors) -> Callable[[int, int], None]:
+    """`simulate`'s progress(done, total) as `tick` with a note of the step under way: the
+    enumeration of the instances (step 0), then each tensor side, steps 1 .. total - 1;
+    `tick` itself when it takes no note."""
+    import inspect
+
+    names = ", ".join(tensors)
+    try:
+        takes_note = "note" in inspect.signature(tick).parameters
+    except (TypeError, ValueError):
+        takes_note = False
+    if not takes_note:  # a callback of two arguments gets the counts only
+        return tick
+
+    def progress(done: int, total: int) -> None:
+        if done == 0:
+            note = "enumerating the instances"
+        elif done < total:
+            note = f"counting the tensor sides of {names}"
+        else:
+            note = "done"
+        tick(done, total, note=note)
+
+    return progress
+
+
 def run(args: argparse.Namespace) -> int:
     from tenet.analysis.simulate import simulate
     from tenet.model.dataflow import with_tiles
@@ -48,8 +75,10 @@ def run(args: argparse.Namespace) -> int:
 
     workload, arch, dataflow = load_inputs(args)
     dataflow = with_tiles(dataflow, tile_flags(args.tile))
-    with progress_bar("enumerating instances") as tick:
-        result = simulate(workload, arch, dataflow, args.max_instances, tick).to_dict()
+    with progress_bar("simulating") as tick:
+        result = simulate(
+            workload, arch, dataflow, args.max_instances, step_notes(tick, workload.tensors)
+        ).to_dict()
     emit(render_results([result], args), args.output)
     warnings_to_stderr(result_warnings([result]), args)
     return 0

@@ -1,6 +1,7 @@
 """Progress of long computations: a bar on an interactive terminal; elsewhere (a pipe, a file,
-a batch job) one line to stderr at least every `LINE_INTERVAL_S` seconds with done/total, the
-rate and a note (the best value so far); nothing at all under `--quiet`."""
+a batch job) a first line to stderr once a run has taken `FIRST_LINE_S` seconds, then one at
+least every `LINE_INTERVAL_S` seconds, with done/total, the rate and a note (the best value so
+far); nothing for a run shorter than `FIRST_LINE_S`, and nothing at all under `--quiet`."""
 
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ from typing import IO
 
 #: Seconds between two progress lines when stderr is not a terminal.
 LINE_INTERVAL_S = 10.0
+
+#: Seconds before the first progress line of a command when stderr is not a terminal: a run
+#: of a few seconds says what it is doing, a run shorter than this says nothing.
+FIRST_LINE_S = 2.0
 
 _QUIET = [False]
 
@@ -30,16 +35,22 @@ def quiet_progress(quiet: bool) -> Iterator[None]:
 
 class ProgressLines:
     """The state behind the progress lines: `update` records it, `line(now)` formats it, and
-    `due(now)` says whether a line is owed (none yet for `interval` seconds)."""
+    `due(now)` says whether a line is owed: the first `first` seconds after the start
+    (default `interval`), each next one `interval` seconds after the last."""
 
     def __init__(
-        self, description: str, clock: Callable[[], float], interval: float = LINE_INTERVAL_S
+        self,
+        description: str,
+        clock: Callable[[], float],
+        interval: float = LINE_INTERVAL_S,
+        first: float | None = None,
     ) -> None:
         self.description = description
         self.clock = clock
         self.interval = interval
+        self.first = interval if first is None else first
         self.start = clock()
-        self.last_line = self.start
+        self.last_line: float | None = None
         self.done = 0
         self.total: int | None = None
         self.note: str | None = None
@@ -52,6 +63,8 @@ class ProgressLines:
                 self.note = note
 
     def due(self, now: float) -> bool:
+        if self.last_line is None:
+            return now - self.start >= self.first
         return now - self.last_line >= self.interval
 
     def line(self, now: float) -> str:
@@ -76,10 +89,12 @@ def progress_lines(
     stream: IO[str],
     clock: Callable[[], float] = time.monotonic,
     interval: float = LINE_INTERVAL_S,
+    first: float | None = None,
 ) -> Iterator[Callable[..., None]]:
     """Yield `tick(done, total, note=None)`; a line goes to `stream` whenever a tick comes
-    `interval` seconds after the last line, and from a timer thread when ticks are rarer."""
-    state = ProgressLines(description, clock, interval)
+    `interval` seconds after the last line (`first` seconds after the start for the first
+    one; default `interval`), and from a timer thread when ticks are rarer."""
+    state = ProgressLines(description, clock, interval, first)
     stop = threading.Event()
 
     def write(now: float) -> None:
@@ -87,7 +102,7 @@ def progress_lines(
         stream.flush()
 
     def heartbeat() -> None:
-        while not stop.wait(interval / 4):
+        while not stop.wait(max(min(interval, state.first) / 4, 0.01)):
             now = clock()
             if state.due(now):
                 write(now)
@@ -110,12 +125,13 @@ def progress_lines(
 @contextlib.contextmanager
 def progress_bar(description: str) -> Iterator[Callable[..., None]]:
     """Yield `tick(done, total, note=None)`: a bar on stderr when it is a terminal, else a
-    line at least every `LINE_INTERVAL_S` seconds; silent under `quiet_progress(True)`."""
+    line after `FIRST_LINE_S` seconds and then at least every `LINE_INTERVAL_S` seconds;
+    silent under `quiet_progress(True)`."""
     if _QUIET[0]:
         yield lambda done, total, note=None: None
         return
     if not sys.stderr.isatty():
-        with progress_lines(description, sys.stderr) as tick:
+        with progress_lines(description, sys.stderr, first=FIRST_LINE_S) as tick:
             yield tick
         return
     from rich.console import Console

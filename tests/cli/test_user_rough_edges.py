@@ -488,3 +488,57 @@ def running(pid: str) -> bool:
     except OSError:
         return False
     return "\nState:\tZ" not in status
+
+
+# --- 6. simulate says it is working off a terminal ----------------------------------------------
+
+
+def test_the_first_progress_line_comes_after_first_seconds_then_every_interval():
+    """first = 2 s, interval = 10 s, a tick every second for 25 s: lines at 2, 12 and 22 s."""
+    import io
+
+    clock = [0.0]
+    out = io.StringIO()
+    from tenet.report.progress import progress_lines
+
+    with progress_lines("simulating", out, lambda: clock[0], 10.0, first=2.0) as tick:
+        for second in range(26):
+            clock[0] = float(second)
+            tick(second, 25)
+    lines = out.getvalue().splitlines()
+    assert [line.split(", ")[-1] for line in lines] == ["2 s", "12 s", "22 s"]
+
+
+def test_simulate_off_a_terminal_says_what_it_is_doing(monkeypatch, capsys):
+    """stderr is no terminal under capsys. With the first line due after 0.05 s, a simulate
+    that takes longer writes one, naming the step under way."""
+    import time
+
+    from tenet.report import progress
+
+    monkeypatch.setattr(progress, "FIRST_LINE_S", 0.05)
+    original = progress.progress_lines
+
+    def slow_start(*args, **kwargs):  # the first step takes 0.3 s at least
+        context = original(*args, **kwargs)
+
+        class Slow:
+            def __enter__(self):
+                tick = context.__enter__()
+
+                def slow(done, total, note=None):
+                    tick(done, total, note=note)
+                    if done == 0:
+                        time.sleep(0.3)
+
+                return slow
+
+            def __exit__(self, *exc):
+                return context.__exit__(*exc)
+
+        return Slow()
+
+    monkeypatch.setattr(progress, "progress_lines", slow_start)
+    rc, out, err = run_cli(["simulate", *SMALL], capsys)
+    assert rc == 0 and out
+    assert err.startswith("simulating: 0/4 (0 %)") and "enumerating the instances" in err
