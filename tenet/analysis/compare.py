@@ -35,7 +35,7 @@ BETTER = {
 ENERGY_OBJECTIVES = frozenset({"energy_pj", "edp"})
 
 #: The parts of `cost.energy_pj` (pJ), in the order the breakdown stacks them.
-ENERGY_PARTS = ("mac", "registers", "scratchpad", "interconnect", "dram")
+ENERGY_PARTS = ("mac", "registers", "scratchpad", "interconnect", "intermediate", "dram")
 
 
 #: The parts of `cost.energy_pj` that an arch prices only when its memory levels give the
@@ -46,10 +46,22 @@ ENERGY_PARTS = ("mac", "registers", "scratchpad", "interconnect", "dram")
 #: above it that is not the outermost one.
 LEVEL_PARTS: dict[str, Callable[[Analysis], bool]] = {
     "dram": lambda analysis: analysis.dram_words() is not None,
-    "intermediate": lambda analysis: any(
-        level.words > 0 and not level.outermost_above for level in analysis.levels
-    ),
+    "intermediate": lambda analysis: prices_intermediate(analysis),
 }
+
+
+def prices_intermediate(analysis: Analysis) -> bool:
+    """Some counted boundary has a level between the scratchpad and the outermost at one of
+    its ends (`Cost.boundaries`, each level's role in `Cost.level_components`)."""
+    cost = analysis.cost
+    if cost is None:
+        return False
+    roles = {component.name: component.role for component in cost.level_components}
+    return any(
+        b.words and "intermediate" in (roles.get(b.inner), roles.get(b.above))
+        for b in cost.boundaries
+    )
+
 
 #: How a warning names a part that a column does not price.
 PART_NAMES = {"dram": "DRAM", "intermediate": "intermediate memory levels"}
@@ -201,6 +213,16 @@ def comparison_rows(
         rows.append(
             Row("schedule delay (cycles)", "schedule", [r["delay"]["schedule"] for r in results])
         )
+        hierarchy = [r["delay"].get("hierarchy") for r in results]
+        if any(v is not None for v in hierarchy):  # some column times its memory levels
+            rows.append(
+                Row(
+                    "delay through the hierarchy (cycles)",
+                    "schedule",
+                    hierarchy,
+                    all(v is not None for v in hierarchy),
+                )
+            )
         rows.append(
             Row(
                 "peak ingress (words/step)",

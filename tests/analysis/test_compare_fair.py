@@ -254,30 +254,27 @@ def test_column_labels():
     assert column_labels([made("a", 1.0), made("a", 1.0)]) == ["a [1]", "a [2]"]
 
 
-def test_intermediate_part_needs_traffic_below_a_level_that_is_not_the_outermost():
+def test_intermediate_part_is_priced_when_a_counted_boundary_touches_a_middle_level():
     """`intermediate` (the levels between the scratchpad and the outermost) is priced when
-    some level exchanges words with a level above it that is not the outermost one."""
-    from types import SimpleNamespace
+    some counted boundary has such a level at one end: GLB <-> L2 (L2 above), or L2 <->
+    DRAM (L2 inside); never on a two-level arch."""
+    from tenet import analyze, load_arch, load_dataflow, load_workload
+    from tenet.analysis.compare import priced_parts
+    from tenet.model.dataflow import with_tiles
 
-    from tenet.analysis.compare import LEVEL_PARTS
-    from tenet.model.levels import LevelTraffic
+    from ..conftest import ROOT, WORKLOADS
 
-    def level(above: str, words: int, outermost: bool) -> LevelTraffic:
-        return LevelTraffic(
-            name="GLB",
-            above=above,
-            tile_depth=1,
-            tiles=1,
-            capacity_needed=1,
-            capacity=1,
-            tensors={"A": (words, 0)},
-            word_bits=16,
-            bandwidth_gbps=1.0,
-            outermost_above=outermost,
-        )
-
-    test = LEVEL_PARTS["intermediate"]
-    assert test(SimpleNamespace(levels=[level("L2", 5, False)]))
-    assert not test(SimpleNamespace(levels=[level("DRAM", 5, True)]))
-    assert not test(SimpleNamespace(levels=[level("L2", 0, False)]))
-    assert not test(SimpleNamespace(levels=[]))
+    workload = load_workload(WORKLOADS / "gemm" / "workload.yaml", {"M": 8, "N": 8, "K": 8})
+    flow = load_dataflow(WORKLOADS / "gemm" / "dataflows" / "os-systolic-8x8.yaml")
+    three = load_arch(ROOT / "tests" / "data" / "pricing" / "sys8-glb-l2-dram-priced.yaml")
+    two = load_arch(ROOT / "tests" / "data" / "hierarchy" / "sys8-glb-dram.yaml")
+    for arch, tiles, expected in (
+        (three, {"GLB": 2}, True),
+        (three, {"L2": 1}, True),
+        (three, {"GLB": 2, "L2": 1}, True),
+        (three, {}, False),
+        (two, {"GLB": 2}, False),
+    ):
+        parts = priced_parts(analyze(workload, arch, with_tiles(flow, tiles)))
+        assert ("intermediate" in parts) is expected, (arch.name, tiles)
+        assert ("dram" in parts) is ("L2" in tiles or arch is two), (arch.name, tiles)
