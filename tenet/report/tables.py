@@ -138,7 +138,7 @@ def cost_tables(cost: dict[str, Any]) -> list[Table]:
     MACs belong to no tensor), and the area in µm² and mm²."""
     energy, area = cost["energy_pj"], cost["area_um2"]
     parts = ("total", "mac", "registers", "scratchpad", "interconnect", "dram")
-    if "intermediate" in energy:  # words between fused operators, when the model has them
+    if energy.get("intermediate"):  # present and not zero: the intermediates' energy
         parts += ("intermediate",)
     by_part = repeat_columns(Table(title="energy (pJ)", box=box.SIMPLE_HEAVY), 1)
     by_part.add_column("", justify="left")

@@ -395,6 +395,9 @@ def test_the_energy_table_shows_intermediate_and_each_level():
     assert rows["all"][-1] == "40.00"  # the intermediate column is the last
     assert "by memory level: GLB 123.50 pJ, DRAM 876.50 pJ" in text
     assert rows["A"][-2:] == ["777", "888"]  # the action counts of A
+    result = hand_made_result()
+    result["cost"]["energy_pj"]["intermediate"] = 0.0  # nothing between fused operators
+    assert "intermediate pJ" not in render([result], "table")
 
 
 def test_fuse_writes_areas_in_square_micrometres_as_the_tables_do(capsys):
