@@ -16,7 +16,7 @@ def arch(name: str, glb_words: int) -> dict:
         ],
         "memory": {"word_bits": 16, "bandwidth_bits": 64, "avg_latency": 16},
         "levels": [
-            {"name": "GLB", "capacity": glb_words, "bandwidth_gbps": 100},
+            {"name": "GLB", "capacity": glb_words, "double_buffered": False},
             {"name": "DRAM", "capacity": "1GiB", "bandwidth_gbps": 10},
         ],
     }

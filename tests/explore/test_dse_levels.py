@@ -31,7 +31,8 @@ def write_arch(tmp_path, glb_words: int, technology: bool = False):
         ],
         "memory": {"word_bits": 16, "bandwidth_bits": 64, "avg_latency": 16},
         "levels": [
-            {"name": "GLB", "capacity": glb_words},  # a plain number: words
+            # single-buffered: the capacity these cases count is one tile's
+            {"name": "GLB", "capacity": glb_words, "double_buffered": False},  # words
             {"name": "DRAM", "capacity": "1GiB", "bandwidth_gbps": 100},
         ],
     }
@@ -131,7 +132,7 @@ def write_array_4x4(tmp_path, glb_words: int):
         ],
         "memory": {"word_bits": 16, "bandwidth_bits": 64, "avg_latency": 16},
         "levels": [
-            {"name": "GLB", "capacity": glb_words},
+            {"name": "GLB", "capacity": glb_words, "double_buffered": False},
             {"name": "DRAM", "capacity": "1GiB", "bandwidth_gbps": 100},
         ],
     }

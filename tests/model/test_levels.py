@@ -77,8 +77,12 @@ def arch_yaml(shape, levels) -> dict:
         "name": "arr",
         "pe": {"shape": list(shape)},
         "memory": {"word_bits": 16},
-        "levels": [{"name": n, "capacity": c} for n, c in levels[:1]]
-        + [{"name": n, "capacity": c, "bandwidth_gbps": 10} for n, c in levels[1:]]
+        # single-buffered: these cases count the traffic rule's own capacity (one tile)
+        "levels": [{"name": n, "capacity": c, "double_buffered": False} for n, c in levels[:1]]
+        + [
+            {"name": n, "capacity": c, "bandwidth_gbps": 10, "double_buffered": False}
+            for n, c in levels[1:]
+        ]
         + [{"name": "DRAM", "capacity": "1GiB", "bandwidth_gbps": 8}],
     }
 

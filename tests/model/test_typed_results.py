@@ -216,6 +216,8 @@ JSON_OF = {
     "time_steps": lambda r: r["time_steps"],
     "steps": lambda r: r["delay"]["steps"],
     "schedule": lambda r: r["delay"]["schedule"],
+    # no memory level has a tile depth here: nothing above the scratchpad is timed
+    "hierarchy": lambda r: r["delay"].get("hierarchy", r["delay"]["schedule"]),
     "peak_ingress": lambda r: r["bandwidth"]["peak_ingress"],
     "utilization": lambda r: r["utilization"],
     "active_pes": lambda r: r["active_pes"],
