@@ -98,6 +98,22 @@ def test_output_file_may_not_be_a_layer_workload_of_the_network(tmp_path, capsys
     assert workload.read_text() == text
 
 
+def test_dse_output_file_may_not_be_a_layer_workload_of_the_network(tmp_path, capsys):
+    from tenet.formats.presets import resolve_workload
+
+    workload = tmp_path / "gemm.yaml"
+    text = resolve_workload("gemm").read_text()
+    workload.write_text(text)
+    network = tmp_path / "net.yaml"
+    network.write_text(
+        "layers:\n  - name: one\n    workload: gemm.yaml\n    params: {M: 4, N: 4, K: 4}\n"
+    )
+    rc, _, err = run_cli(["dse", "-n", network, "-a", "systolic-4x4", "-o", workload], capsys)
+    assert rc == 2
+    one_error_line(err, "gemm.yaml", "would overwrite")
+    assert workload.read_text() == text
+
+
 # --- 2. --tile with a level twice ---------------------------------------------------------------
 
 
