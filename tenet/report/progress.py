@@ -17,7 +17,7 @@ LINE_INTERVAL_S = 10.0
 
 #: Seconds before the first progress line of a command when stderr is not a terminal: a run
 #: of a few seconds says what it is doing, a run shorter than this says nothing.
-FIRST_LINE_S = 2.0
+FIRST_LINE_S = 5.0
 
 _QUIET = [False]
 
