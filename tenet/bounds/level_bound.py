@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from tenet.bounds.lower_bound import lower_bound
-from tenet.bounds.snowcat import evaluate, front_of, problem_from_workload
+from tenet.bounds.snowcat import problem_from_workload, snowcat_at
 from tenet.errors import InputError
 from tenet.model.levels import LevelTraffic
 from tenet.model.metrics import Analysis
@@ -69,7 +69,7 @@ def dram_against_bound(workload: Workload, analysis: Analysis) -> dict[str, Any]
     if words is None:
         return out
     problem = problem_from_workload(workload)
-    point = front_of(evaluate(problem, bypass=False)).at(level.capacity_needed)
+    point = snowcat_at(problem, level.capacity_needed)
     floor = lower_bound(problem, level.capacity_needed)
     out.update(
         snowcat_accesses=point.accesses if point else None,

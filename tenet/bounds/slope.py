@@ -20,9 +20,9 @@ from tenet.bounds.snowcat import (
     BoundResult,
     Problem,
     area_split,
-    evaluate,
     front_of,
     hierarchy_report,
+    snowcat_front,
     word_count,
 )
 from tenet.bounds.uneven import SpaceFront, search_front
@@ -266,10 +266,9 @@ def search_front_of(
     problem: Problem, options: BoundsOptions, progress: Callable[[int, int], None] | None = None
 ) -> tuple[Front, int]:
     """The front of the chosen space and the number of mappings evaluated (Snowcat's own
-    search, `evaluate`, when neither --space uneven nor --imperfect is asked)."""
+    search, `snowcat_front`, when neither --space uneven nor --imperfect is asked)."""
     if options.space == "snowcat" and not options.imperfect:
-        result = evaluate(problem, options.bypass, progress)
-        return front_of(result), result.mappings
+        return snowcat_front(problem, options.bypass, progress)
     searched = search_front(problem, options.space, options.imperfect, options.bypass, progress)
     return space_front(searched), searched.mappings_evaluated
 

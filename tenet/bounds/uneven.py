@@ -32,7 +32,13 @@ from typing import Any
 import numpy as np
 
 from tenet.bounds.front import Front, FrontPoint
-from tenet.bounds.snowcat import BoundTensor, Problem, evaluate, mapping_text, pareto_front
+from tenet.bounds.snowcat import (
+    BoundTensor,
+    Problem,
+    count_dtype,
+    pareto_front,
+    snowcat_front,
+)
 from tenet.errors import InputError
 
 Progress = Callable[[int, int], None] | None
@@ -420,21 +426,9 @@ def _bypass_cost(problem: Problem, tensor: BoundTensor, sizes: dict[str, int]) -
 
 
 def _dtype(problem: Problem) -> Any:
-    """int64 when no cost or partial product can reach 2^62, else exact Python objects.
-
-    A dim d whose ranks appear in no other dim of its tensor sums, over all its chunk
-    combinations, at most (Σ_r |a_dr| + 1) ∏_{r in d} R_r words, so a tensor fetches at most
-    ∏_d (Σ_r |a_dr| + 1) × MACs words (its box times MACs when dims share ranks); every
-    partial product of the search is a factor of such a value; an output counts twice, a
-    bypassed tensor at most 2 MACs."""
-    bound = 0
-    for t in problem.tensors:
-        if _disjoint_dims(t):
-            factor = prod(sum(abs(a) for a in dim) + 1 for dim in t.dims)
-        else:
-            factor = prod(sum(abs(a) * s for a, s in zip(dim, problem.sizes)) + 1 for dim in t.dims)
-        bound += (2 * factor + 2) * problem.macs
-    return np.int64 if bound < 2**62 else object
+    """int64 when no cost or partial product can reach 2^62, else exact Python objects
+    (snowcat.count_dtype states the bound)."""
+    return count_dtype(problem)
 
 
 class _RunningFront:
@@ -693,6 +687,48 @@ def _dim_words(dim: tuple[int, ...], sizes: list[int], count: Any) -> Any:
     ) + prod((count[r] for r in ranks), start=1)
 
 
+def _count_matters(tensor: BoundTensor, rank: int) -> bool:
+    """Whether the words of the tensor summed over its chunk combinations (`_dim_words`)
+    change with the rank's chunk count N: only through a dimension that holds the rank with
+    |a| != 1 or together with other ranks (alone with |a| = 1, its chunks' words add up to R)."""
+    return any(
+        dim[rank] and (abs(dim[rank]) != 1 or sum(1 for a in dim if a) > 1) for dim in tensor.dims
+    )
+
+
+def _replayed_by(problem: Problem, order: Sequence[int], kept: Sequence[int]) -> list[list[int]]:
+    """For each kept tensor, the ranks of the loops above its innermost indexing loop that
+    do not index it: their chunk counts multiply its fetched words."""
+    out = []
+    for i in kept:
+        tensor = problem.tensors[i]
+        mine = [j for j, r in enumerate(order) if _uses(tensor, r)]
+        before = order[: mine[-1] + 1] if mine else ()
+        out.append([r for r in before if not _uses(tensor, r)])
+    return out
+
+
+#: Rows of tilings costed at once by the imperfect Snowcat search (memory stays bounded).
+IMPERFECT_BLOCK_ROWS = 1 << 20
+
+
+def _tile_blocks(options: list[list[int]], rows: int = IMPERFECT_BLOCK_ROWS):
+    """The tilings of `options` (one list of tiles per rank), C order, in blocks of at most
+    about `rows` rows: cut along the outermost rank with several options, which keeps the
+    order of the rows."""
+    total = prod(len(o) for o in options)
+    if total <= rows:
+        grids = np.meshgrid(*[np.array(o, dtype=np.int64) for o in options], indexing="ij")
+        yield np.stack([g.reshape(-1) for g in grids], axis=1).reshape(-1, len(options))
+        return
+    r = next(k for k, o in enumerate(options) if len(o) > 1)
+    step = max(1, rows // (total // len(options[r])))
+    for start in range(0, len(options[r]), step):
+        part = list(options)
+        part[r] = options[r][start : start + step]
+        yield from _tile_blocks(part, rows)
+
+
 def _snowcat_imperfect_candidates(
     problem: Problem, bypass: bool, sizes: dict[str, int], known: _RunningFront
 ) -> tuple[list[tuple[int, int, Callable[[], Any]]], int]:
@@ -701,7 +737,18 @@ def _snowcat_imperfect_candidates(
 
     For one set of ranks with outer loops and one order of them, tensor X's innermost
     indexing loop is the last of its ranks in the order, so it fetches the words of its
-    chunks times the chunk counts of the other ranks whose loops come before that one."""
+    chunks times the chunk counts of the other ranks whose loops come before that one.
+
+    Pruning (exact, fronts and ties unchanged): for one set of outer ranks, order and kept
+    set, the accesses depend on the tiles only through the chunk counts N_r = ceil(R_r/t_r),
+    and the buffer does not decrease in any tile. A rank whose N_r enters no kept tensor's
+    charge (no replay, `_count_matters` false) therefore takes only its smallest tile with
+    an outer loop, t_r = 1: every other tile has the same accesses and a buffer at least as
+    large, and comes later in the rows (tiles ascend), so `pareto_front` would keep tile 1 on
+    a tie anyway. Two orders of the same outer ranks and kept set whose kept tensors are
+    replayed by the same ranks give the same rows (the same options, the same charges), so
+    only the first, whose points `_merge` would prefer on every tie, is costed. The rows
+    counted in the returned total are those costed."""
     for t in problem.tensors:
         if not _disjoint_dims(t):
             raise InputError(
@@ -709,68 +756,77 @@ def _snowcat_imperfect_candidates(
             )
     n = len(problem.ranks)
     dtype = _dtype(problem)
-    grids = np.meshgrid(
-        *[np.array(imperfect_tiles(s), dtype=np.int64) for s in problem.sizes], indexing="ij"
-    )
-    all_tiles = np.stack([g.reshape(-1) for g in grids], axis=1)
-    all_counts = -(-np.array(problem.sizes, dtype=np.int64)[None, :] // all_tiles)
-    codes = ((all_counts > 1) * (1 << np.arange(n))).sum(axis=1)
+    choices = [imperfect_tiles(s) for s in problem.sizes]
     keeps = _keep_choices(problem, bypass)
     candidates: list[tuple[int, int, Callable[[], Any]]] = []
     evaluated = 0
     for code in range(1 << n):
-        picked = np.nonzero(codes == code)[0]
-        if not len(picked):
-            continue
-        tiles = all_tiles[picked].astype(dtype)
-        counts = all_counts[picked].astype(dtype)
-        tile_words, words = [], []
-        for tensor in problem.tensors:
-            tile: Any = 1
-            summed: Any = 1
-            for dim in tensor.dims:
-                tile = tile * (1 + sum(abs(a) * (tiles[:, r] - 1) for r, a in enumerate(dim) if a))
-                summed = summed * _dim_words(dim, problem.sizes, counts.T)
-            tile_words.append(np.broadcast_to(np.asarray(tile, dtype=dtype), (len(picked),)))
-            words.append(np.broadcast_to(np.asarray(summed, dtype=dtype), (len(picked),)))
         members = [r for r in range(n) if code >> r & 1]
+        if any(problem.sizes[r] == 1 for r in members):
+            continue  # a rank of size 1 has no outer loop
+        seen: set[tuple] = set()
         for order in itertools.permutations(members):
-            fetched = []
-            for tensor, summed in zip(problem.tensors, words):
-                mine = [j for j, r in enumerate(order) if _uses(tensor, r)]
-                before = order[: mine[-1] + 1] if mine else ()
-                moved = summed * prod(
-                    (counts[:, r] for r in before if not _uses(tensor, r)), start=1
-                )
-                if tensor.output:
-                    moved = 2 * moved - sizes[tensor.name]
-                fetched.append(moved)
             for kept in keeps:
-                buffer = sum((tile_words[i] for i in kept), start=np.zeros(len(picked), dtype))
+                replayed = _replayed_by(problem, order, kept)
+                if (kept, *(tuple(sorted(r)) for r in replayed)) in seen:
+                    continue  # the same rows as an earlier order: only ties, never kept
+                seen.add((kept, *(tuple(sorted(r)) for r in replayed)))
+                matters = {r for ranks in replayed for r in ranks}
+                matters |= {
+                    r for i in kept for r in members if _count_matters(problem.tensors[i], r)
+                }
+                options = [
+                    ([t for t in choices[r] if t < problem.sizes[r]] if r in matters else [1])
+                    if code >> r & 1
+                    else [problem.sizes[r]]
+                    for r in range(n)
+                ]
                 extra = sum(
                     _bypass_cost(problem, t, sizes)
                     for i, t in enumerate(problem.tensors)
                     if i not in kept
                 )
-                accesses = sum((fetched[i] for i in kept), start=np.zeros(len(picked), dtype))
-                accesses = accesses + extra
-                evaluated += len(picked)
-                rows = known.survivors(buffer, accesses)
                 bypassed = tuple(t.name for i, t in enumerate(problem.tensors) if i not in kept)
-                found = []
-                for row in rows[pareto_front(buffer[rows], accesses[rows])].tolist():
-                    found.append((int(buffer[row]), int(accesses[row])))
-                    position = [order.index(r) if r in order else n for r in range(n)]
-                    chosen = all_tiles[picked[row]].tolist()
-                    candidates.append(
-                        (
-                            *found[-1],
-                            lambda t=chosen, p=position, b=bypassed: _snowcat_point(
-                                problem, t, p, b
-                            ),
-                        )
+                position = [order.index(r) if r in order else n for r in range(n)]
+                for block in _tile_blocks(options):
+                    tiles = block.astype(dtype)
+                    counts = (-(-np.array(problem.sizes, dtype=np.int64)[None, :] // block)).astype(
+                        dtype
                     )
-                known.add(found)
+                    rows = len(block)
+                    buffer: Any = np.zeros(rows, dtype)
+                    accesses: Any = np.zeros(rows, dtype)
+                    for i, replays in zip(kept, replayed):
+                        tensor = problem.tensors[i]
+                        tile: Any = 1
+                        summed: Any = 1
+                        for dim in tensor.dims:
+                            tile = tile * (
+                                1 + sum(abs(a) * (tiles[:, r] - 1) for r, a in enumerate(dim) if a)
+                            )
+                            summed = summed * _dim_words(dim, problem.sizes, counts.T)
+                        moved = summed * prod((counts[:, r] for r in replays), start=1)
+                        if tensor.output:
+                            moved = 2 * moved - sizes[tensor.name]
+                        buffer = buffer + tile
+                        accesses = accesses + moved
+                    buffer = np.broadcast_to(np.asarray(buffer, dtype=dtype), (rows,))
+                    accesses = np.broadcast_to(np.asarray(accesses, dtype=dtype), (rows,)) + extra
+                    evaluated += rows
+                    survive = known.survivors(buffer, accesses)
+                    found = []
+                    for row in survive[pareto_front(buffer[survive], accesses[survive])].tolist():
+                        found.append((int(buffer[row]), int(accesses[row])))
+                        chosen = block[row].tolist()
+                        candidates.append(
+                            (
+                                *found[-1],
+                                lambda t=chosen, p=position, b=bypassed: _snowcat_point(
+                                    problem, t, p, b
+                                ),
+                            )
+                        )
+                    known.add(found)
     return candidates, evaluated
 
 
@@ -794,13 +850,14 @@ def _snowcat_point(
 def _snowcat_candidates(
     problem: Problem, bypass: bool, progress: Progress
 ) -> tuple[list[tuple[int, int, Callable[[], Any]]], int]:
-    """Today's Snowcat front (snowcat.evaluate), its points costed as Snowcat costs them."""
-    result = evaluate(problem, bypass, progress)
+    """Today's Snowcat front (snowcat.snowcat_front, the points of `evaluate`), its points
+    costed as Snowcat costs them."""
+    front, mappings = snowcat_front(problem, bypass, progress)
     candidates = []
-    for index in result.front.tolist():
+    for point in front:
 
-        def build(i: int = index) -> tuple[str, UnevenMapping]:
-            info = mapping_text(result, i)
+        def build(p: FrontPoint = point) -> tuple[str, UnevenMapping]:
+            info = p.detail
             order = info["order"]
             bypassed = tuple(t.name for t in problem.tensors if t.name not in info["kept"])
             nest = [(r, info["tiles"][r]) for r in order]
@@ -808,10 +865,10 @@ def _snowcat_candidates(
             mapping = UnevenMapping(
                 tuple(nest), {name: len(order) for name in info["kept"]}, bypassed
             )
-            return info["mapping"], mapping
+            return p.mapping, mapping
 
-        candidates.append((int(result.buffer[index]), int(result.accesses[index]), build))
-    return candidates, result.mappings
+        candidates.append((point.buffer, point.accesses, build))
+    return candidates, mappings
 
 
 # --- fronts -----------------------------------------------------------------------------------
