@@ -24,22 +24,19 @@ from pathlib import Path
 from typing import Any
 
 from tenet.analysis.validate import validate
-from tenet.errors import InputError, IslLimitError
-from tenet.explore.evaluate import (
-    BoundBasis,
-    bound_values,
-    evaluate_chunk,
-    shared_work,
-    signed_bounds,
-)
+from tenet.errors import InputError
+from tenet.explore.candidate_counts import shared_work
 from tenet.explore.objectives import (
     ADDITIVE_OBJECTIVES,
     COST_HINT,
     COST_OBJECTIVES,
     DEFAULT_OBJECTIVES,
     OBJECTIVES,
+    PER_STEP_OBJECTIVES,
+    PRUNABLE_OBJECTIVES,
     parse_objectives,
 )
+from tenet.explore.prune import candidate_floors, dominated, dominates
 from tenet.explore.space import (  # the candidate space; callers also import it from here
     Candidate,
     DesignSpace,
@@ -52,86 +49,20 @@ from tenet.explore.space import (  # the candidate space; callers also import it
     statement_loops,
     with_tile_depths,
 )
-from tenet.explore.tiling import (
-    OVER_CAPACITY,
-    dram_floor,
-    tiles_text,
-)
+from tenet.explore.tasks import DAMAGED, CandidateTask, Outcome, count_chunk, signed_values
+from tenet.explore.tiling import OVER_CAPACITY, dram_floor, tiles_text
 from tenet.model.arch import Arch
 from tenet.model.dataflow import Dataflow
 from tenet.model.metrics import Analysis, analyze
 from tenet.model.workload import Workload
 from tenet.util.isl_util import DEFAULT_MAX_OPERATIONS, parse_union_map
 
-# --- evaluation --------------------------------------------------------------------------------
-
-_CONTEXTS: dict[str, tuple[Workload, Arch]] = {}
-
-
-def _context(blob: bytes) -> tuple[Workload, Arch]:
-    """The (workload, arch) pickled in `blob`, unpickled once per process."""
-    digest = hashlib.sha256(blob).hexdigest()
-    if digest not in _CONTEXTS:
-        if len(_CONTEXTS) > 4:
-            _CONTEXTS.clear()
-        _CONTEXTS[digest] = pickle.loads(blob)
-    return _CONTEXTS[digest]
-
-
-def evaluate_candidate(argument: tuple[bytes, str, str, str, int]) -> dict[str, Any]:
-    """Validate one candidate and, when legal, analyze it (a picklable task of `run_tasks`).
-
-    Returns {"legal": False, "violations": [kinds]}, {"legal": True, "analysis": ANALYZE
-    with "notation"}, or {"legal": True, "error": message} when isl gives up.
-    """
-    blob, name, space_text, time_text, max_operations = argument
-    workload, arch = _context(blob)
-    dataflow = Dataflow(name, parse_union_map(space_text), parse_union_map(time_text))
-    verdict = validate(workload, arch, dataflow)
-    if not verdict.legal:
-        return {"legal": False, "violations": sorted({v.kind for v in verdict.violations})}
-    try:
-        result = analyze(workload, arch, dataflow, max_operations).to_dict()
-    except IslLimitError as exc:
-        return {"legal": True, "error": exc.message}
-    result["notation"] = verdict.notation
-    return {"legal": True, "analysis": result}
-
-
-def _run_inline(function, tasks, progress=None, **_: Any) -> dict[str, dict]:
-    """Sequential fallback with the signature of `tenet.execution.run_tasks`."""
-    results = {}
-    for done, (key, argument) in enumerate(tasks, start=1):
-        results[key] = function(argument)
-        if progress:
-            progress(done, len(tasks))
-    return results
-
-
-def _task_runner() -> Callable[..., dict[str, dict]]:
-    try:
-        from tenet.execution import run_tasks
-    except ImportError:  # pragma: no cover - the module ships with tenet
-        return _run_inline
-    return run_tasks
-
-
 # --- the Pareto front --------------------------------------------------------------------------
 
 
 def objective_vector(analysis: Analysis, objectives: Sequence[str]) -> tuple[float, ...]:
     """The objectives of one analysis, each signed so that smaller is better."""
-    out = []
-    for name in objectives:
-        objective = OBJECTIVES[name]
-        value = objective.value(analysis)
-        out.append(-value if objective.maximize else value)
-    return tuple(out)
-
-
-def dominates(a: Sequence[float], b: Sequence[float]) -> bool:
-    """a is no worse than b in every objective and better in one (all minimised)."""
-    return all(x <= y for x, y in zip(a, b)) and any(x < y for x, y in zip(a, b))
+    return tuple(signed_values(analysis, objectives))
 
 
 def pareto_indices(vectors: Sequence[Sequence[float]], keep_ties: bool = False) -> list[int]:
@@ -233,130 +164,41 @@ def explore(
 ) -> DseResult:
     """Check and count every distinct candidate; the Pareto front of `objectives`.
 
-    Candidates are counted with the shared-work evaluator (`tenet.explore.evaluate`), best
-    lower bound first, in batches; with `prune`, a candidate whose lower bounds are already
-    dominated by a counted candidate is not counted (it can be neither on the front nor tied
-    with it). Every front member is then checked and counted again by the plain model
-    (`validate` and `analyze`). Tied dataflows (equal on every objective to a front member)
-    are left out and counted, unless `keep_ties`.
+    Candidates are counted with the shared-work evaluator (`tenet.explore.candidate_counts`,
+    one `CandidateTask` each), best lower bound first, in batches; with `prune`, a candidate
+    whose lower bounds are already dominated by a counted candidate is not counted (it can
+    be neither on the front nor tied with it). Every front member is then checked and
+    counted again by the plain model (`validate` and `analyze`). Tied dataflows (equal on
+    every objective to a front member) are left out and counted, unless `keep_ties`.
     """
     objectives = parse_objectives(objectives)
     check_costs(arch, objectives)
     raw_size, found = enumerate_candidates(workload, arch, skew, limit, seed, interleave)
-    blob = pickle.dumps((workload, arch))
-    per_step = any(name in PER_STEP_OBJECTIVES for name in objectives)
-    bounds = candidate_bounds(workload, arch, blob, found, objectives) if prune else None
-    order = list(range(len(found)))
-    if bounds is not None:
-        order.sort(key=lambda i: (bounds[i], i))
-    runner = _task_runner()
-    outcomes: dict[int, dict] = {}
-    vectors: dict[int, tuple] = {}
-    pruned = 0
-    tracker = _Progress(progress, len(found), objectives)
-    position = 0
-    workers = contextlib.ExitStack()  # local workers kept from batch to batch (their caches)
-    if scheduler is None and jobs > 1:
-        from tenet.execution import kept_pool
-
-        workers.enter_context(kept_pool(jobs))
-    with workers:
-        for size in _batch_sizes(len(order), bounds is not None):
-            # the undominated vectors counted so far: a vector dominated by a counted one is
-            # dominated by one of these too (dominance is transitive)
-            front_so_far = _front_of(vectors.values()) if bounds is not None else []
-            batch = []
-            for i in order[position : position + size]:
-                if bounds is not None and _beaten(bounds[i], front_so_far):
-                    pruned += 1
-                else:
-                    batch.append(i)
-            position += size
-            tasks = {}
-            # with pruning, a task also gets the vectors counted so far; its result depends on
-            # them and on the isl budget, so both are in its key: a journal never serves a
-            # pruned or skipped result to a search where it might not hold
-            beat = [list(v) for v in front_so_far]
-            against = hashlib.sha256(repr((beat, max_operations)).encode()).hexdigest()[:16]
-            for i in batch:
-                e = found[i]
-                text = f"fast{int(per_step)}{int(bounds is not None)}{','.join(objectives)}"
-                text += tiles_text(e.tiles) + against
-                digest = hashlib.sha256(blob + (text + e.space + e.time).encode()).hexdigest()[:16]
-                argument = (
-                    blob,
-                    e.name,
-                    e.space,
-                    e.time,
-                    max_operations,
-                    per_step,
-                    objectives,
-                    beat,
-                )
-                # the tile depths, and the candidate's structure (candidates equal up to a
-                # renaming of loops share counts: tenet.explore.renaming)
-                tasks[f"{e.name}-{digest}"] = (i, argument + (e.tiles, e.candidate))
-            tracker.offset = len(outcomes) + pruned
-            chunks = _chunks(sorted(tasks.items(), key=lambda item: item[1][0]))
-            tracker.chunk_sizes = [len(chunk) for _, chunk in chunks]
-            ran = runner(
-                evaluate_chunk,
-                chunks,
-                jobs=jobs,
-                scheduler=scheduler,
-                journal=journal,
-                progress=tracker.tick_chunks,
-            )
-            results = {}
-            for chunk_key, chunk in chunks:
-                got = ran[chunk_key]
-                if not isinstance(got, dict) or any(key not in got for key, _ in chunk):
-                    raise InputError(
-                        "a result has no objective values; delete the journal to search again",
-                        str(journal),
-                    )
-                results.update(got)
-            for key, (i, _) in tasks.items():
-                outcome = results[key]
-                if outcome.get("pruned"):
-                    pruned += 1
-                    continue
-                outcomes[i] = outcome
-                if outcome["legal"] and "error" not in outcome:
-                    vectors[i] = _vector_of(outcome, len(objectives), journal)
-                    tracker.seen(vectors[i])
-            tracker.done(len(outcomes) + pruned)
-    legal = sum(1 for o in outcomes.values() if o["legal"])
-    over_capacity = sum(1 for o in outcomes.values() if OVER_CAPACITY in o.get("violations", ()))
-    skipped = sum(1 for o in outcomes.values() if o["legal"] and "error" in o)
-    counted = sorted(vectors)  # enumeration order, as without pruning
-    listed = [vectors[i] for i in counted]
-    front = [counted[k] for k in pareto_indices(listed, keep_ties)]
-    front.sort(key=lambda i: (vectors[i], i))
-    pareto = []
-    for rank, i in enumerate(front, start=1):
-        e = found[i]
-        analysis, notation = _plain_model(workload, arch, e, max_operations)
-        if objective_vector(analysis, objectives) != vectors[i]:  # pragma: no cover - a bug
-            raise AssertionError(f"the fast and the plain counts of {e.name} differ")
-        named = replace(analysis, dataflow=f"dse-{rank:03d}")
-        if e.tiles:
-            notation = f"{notation} {tiles_text(e.tiles)}"
-        pareto.append(FrontEntry(named, notation, e.space, e.time, objectives, dict(e.tiles)))
-    on_front = {vectors[i] for i in front}
-    ties = sum(1 for v in listed if v in on_front) - len(front)
+    context = pickle.dumps((workload, arch))
+    search = Search(
+        context,
+        found,
+        objectives,
+        max_operations,
+        any(name in PER_STEP_OBJECTIVES for name in objectives),
+        search_floors(workload, arch, context, found, objectives) if prune else None,
+        journal,
+    )
+    run_search(search, jobs, scheduler, _Progress(progress, len(found), objectives))
+    pareto, ties = front_entries(workload, arch, search, keep_ties)
+    outcomes = search.outcomes.values()
     return DseResult(
         workload.name,
         arch.name,
         objectives,
         raw_size,
-        len(found) - pruned,
-        legal,
-        skipped,
+        len(found) - search.pruned,
+        sum(1 for o in outcomes if o.legal),
+        sum(1 for o in outcomes if o.legal and o.error is not None),
         ties,
         pareto,
-        pruned,
-        over_capacity,
+        search.pruned,
+        sum(1 for o in outcomes if OVER_CAPACITY in o.violations),
     )
 
 
@@ -371,55 +213,171 @@ def check_costs(arch: Arch, objectives: Sequence[str]) -> None:
             )
 
 
-#: Objectives that need the per-step numbers (schedule time).
-PER_STEP_OBJECTIVES = ("schedule", "peak_ingress", "hierarchy", "edp")
-
-
-def candidate_bounds(
+def search_floors(
     workload: Workload,
     arch: Arch,
-    blob: bytes,
+    context: bytes,
     found: Sequence[Enumerated],
     objectives: Sequence[str],
 ) -> list[tuple] | None:
     """Per candidate, its objective vector's lower bounds (signed: smaller is better), or
-    None when no objective has a bound (nothing to prune)."""
-    if not any(name in BOUNDED_OBJECTIVES for name in objectives):
+    None when no objective has a floor (nothing to prune)."""
+    if not any(name in PRUNABLE_OBJECTIVES for name in objectives):
         return None
-    space = design_space(workload, arch)
-    basis = BoundBasis.of(shared_work(blob))
-    out = []
-    cache: dict[int, tuple] = {}
-    for e in found:
-        most = 1
-        for a, name in enumerate(e.candidate.spatial):
-            if name is not None:
-                most *= min(space.loop(name).extent, space.axes[a].size)
-        if most not in cache:
-            values = bound_values(basis, most)
-            if "dram" in objectives:  # docs/dse.md, "Memory levels in the space"
-                values["dram"] = dram_floor(workload, arch, values["traffic"])
-            cache[most] = signed_bounds(values, objectives)  # -inf: no bound, never beaten
-        out.append(cache[most])
-    return out
+    basis = shared_work(context).floor_basis()
+    dram = None
+    if "dram" in objectives:  # docs/dse.md, "Memory levels in the space"
+        dram = dram_floor(workload, arch, basis.first_reads + basis.first_writes)
+    return candidate_floors(basis, design_space(workload, arch), found, objectives, dram)
 
 
-#: Objectives with a lower bound (`tenet.explore.evaluate.bound_values`).
-BOUNDED_OBJECTIVES = (
-    "latency",
-    "energy",
-    "traffic",
-    "ingress",
-    "egress",
-    "compute",
-    "time_steps",
-    "steps",
-    "schedule",
-    "hierarchy",
-    "utilization",
-    "active_pes",
-    "dram",
-)
+# --- the search: batches of tasks, pruned against the front so far ------------------------------
+
+
+@dataclass
+class Search:
+    """The candidates of one search and what counting them gave so far: each candidate's
+    `Outcome` and, when counted, its signed objective vector, by index in `found`; how many
+    were pruned. `floors`: each candidate's signed lower bounds (None: no pruning)."""
+
+    context: bytes  # the pickled (workload, arch)
+    found: Sequence[Enumerated]
+    objectives: tuple[str, ...]
+    max_operations: int
+    per_step: bool
+    floors: list[tuple] | None
+    journal: str | None = None
+    outcomes: dict[int, Outcome] = field(default_factory=dict)
+    vectors: dict[int, tuple] = field(default_factory=dict)
+    pruned: int = 0
+
+    @property
+    def pruning(self) -> bool:
+        return self.floors is not None
+
+    def order(self) -> list[int]:
+        """The candidates' indices in the order they are counted: best floor first."""
+        order = list(range(len(self.found)))
+        if self.floors is not None:
+            floors = self.floors
+            order.sort(key=lambda i: (floors[i], i))
+        return order
+
+    def settle(self, i: int, outcome: Outcome) -> None:
+        """Record candidate i's outcome."""
+        if outcome.pruned:
+            self.pruned += 1
+            return
+        self.outcomes[i] = outcome
+        if outcome.counted:
+            self.vectors[i] = outcome.vector
+
+
+def run_search(search: Search, jobs: int, scheduler: str | None, tracker: _Progress) -> None:
+    """Count the candidates batch by batch (`_batch_sizes`), on local workers kept from batch
+    to batch (their caches stay) or on the cluster at `scheduler`. Before each batch, a
+    candidate whose floors the front so far dominates is pruned without being counted."""
+    from tenet.execution import run_tasks
+
+    order = search.order()
+    position = 0
+    workers = contextlib.ExitStack()
+    if scheduler is None and jobs > 1:
+        from tenet.execution import kept_pool
+
+        workers.enter_context(kept_pool(jobs))
+    with workers:
+        for size in _batch_sizes(len(order), search.pruning):
+            # the undominated vectors counted so far: a vector dominated by a counted one is
+            # dominated by one of these too (dominance is transitive)
+            front_so_far = _front_of(search.vectors.values()) if search.pruning else []
+            batch = []
+            for i in order[position : position + size]:
+                if search.floors is not None and dominated(search.floors[i], front_so_far):
+                    search.pruned += 1
+                else:
+                    batch.append(i)
+            position += size
+            tasks = batch_tasks(search, batch, front_so_far)
+            tracker.offset = len(search.outcomes) + search.pruned
+            chunks = _chunks(sorted(tasks.items(), key=lambda item: item[1][0]))
+            tracker.chunk_sizes = [len(chunk) for _, chunk in chunks]
+            ran = run_tasks(
+                count_chunk,
+                chunks,
+                jobs=jobs,
+                scheduler=scheduler,
+                journal=search.journal,
+                progress=tracker.tick_chunks,
+            )
+            records = _chunk_records(chunks, ran, search.journal)
+            for key, (i, _) in tasks.items():
+                outcome = Outcome.from_record(records[key], len(search.objectives), search.journal)
+                search.settle(i, outcome)
+                if outcome.counted:
+                    tracker.seen(outcome.vector)
+            tracker.done(len(search.outcomes) + search.pruned)
+
+
+def batch_tasks(
+    search: Search, batch: Sequence[int], front_so_far: Sequence[tuple]
+) -> dict[str, tuple[int, CandidateTask]]:
+    """{journal key: (index, task)} of the candidates of one batch. With pruning, a task also
+    gets the vectors counted so far; its outcome depends on them and on the isl budget, so
+    both are in its key (`batch_digest`): a journal never serves a pruned or skipped outcome
+    to a search where it might not hold."""
+    beat = [list(v) for v in front_so_far]
+    against = batch_digest(beat, search.max_operations)
+    tasks = {}
+    for i in batch:
+        e = search.found[i]
+        task = CandidateTask(
+            search.context,
+            e.name,
+            e.space,
+            e.time,
+            search.max_operations,
+            search.per_step,
+            search.objectives,
+            beat,
+            # the tile depths, and the candidate's structure (candidates equal up to a
+            # renaming of loops share counts: tenet.explore.renaming)
+            e.tiles,
+            e.candidate,
+        )
+        tasks[task_key(task, search.pruning, against)] = (i, task)
+    return tasks
+
+
+def batch_digest(front_so_far: list[list], max_operations: int) -> str:
+    """16 hex digits of SHA-256 of the vectors a batch's tasks must beat and the isl budget."""
+    return hashlib.sha256(repr((front_so_far, max_operations)).encode()).hexdigest()[:16]
+
+
+def task_key(task: CandidateTask, pruning: bool, against: str) -> str:
+    """The journal key of a task: its name and 16 hex digits of SHA-256 of the pickled
+    workload and arch, the per-step, pruning and objectives settings, the tile depths, the
+    batch's digest (`batch_digest`) and the isl maps."""
+    text = f"fast{int(task.per_step)}{int(pruning)}{','.join(task.objectives)}"
+    text += tiles_text(task.tiles) + against
+    digest = hashlib.sha256(task.context + (text + task.space + task.time).encode())
+    return f"{task.name}-{digest.hexdigest()[:16]}"
+
+
+def _chunk_records(
+    chunks: list[tuple[str, list[tuple[str, CandidateTask]]]],
+    ran: dict[str, Any],
+    journal: str | None,
+) -> dict[str, Any]:
+    """{task key: outcome record} of a batch's chunks; a chunk's result without one of its
+    keys (a damaged journal) is bad input of the journal."""
+    records: dict[str, Any] = {}
+    for chunk_key, chunk in chunks:
+        got = ran[chunk_key]
+        if not isinstance(got, dict) or any(key not in got for key, _ in chunk):
+            raise InputError(DAMAGED, str(journal))
+        records.update(got)
+    return records
 
 
 def _front_of(vectors: Iterable[tuple]) -> list[tuple]:
@@ -428,10 +386,34 @@ def _front_of(vectors: Iterable[tuple]) -> list[tuple]:
     return [distinct[i] for i in pareto_indices(distinct)]
 
 
-def _beaten(bound: tuple, counted: Iterable[tuple]) -> bool:
-    """Some counted vector dominates the bound: it is no worse than the candidate can be in
-    every objective and strictly better in one, so it dominates the candidate too."""
-    return any(dominates(v, bound) for v in counted)
+# --- the front and its ties --------------------------------------------------------------------
+
+
+def front_entries(
+    workload: Workload, arch: Arch, search: Search, keep_ties: bool
+) -> tuple[list[FrontEntry], int]:
+    """The front (sorted by the objectives, each member checked and counted again by the
+    plain model and named dse-001, ...) and the number of ties left out: counted candidates
+    equal on every objective to a front member (none when `keep_ties`)."""
+    vectors = search.vectors
+    indices = sorted(vectors)  # enumeration order, as without pruning
+    listed = [vectors[i] for i in indices]
+    front = [indices[k] for k in pareto_indices(listed, keep_ties)]
+    front.sort(key=lambda i: (vectors[i], i))
+    pareto = []
+    for rank, i in enumerate(front, start=1):
+        e = search.found[i]
+        analysis, notation = _plain_model(workload, arch, e, search.max_operations)
+        if objective_vector(analysis, search.objectives) != vectors[i]:  # pragma: no cover
+            raise AssertionError(f"the fast and the plain counts of {e.name} differ")
+        named = replace(analysis, dataflow=f"dse-{rank:03d}")
+        if e.tiles:
+            notation = f"{notation} {tiles_text(e.tiles)}"
+        entry = FrontEntry(named, notation, e.space, e.time, search.objectives, dict(e.tiles))
+        pareto.append(entry)
+    on_front = {vectors[i] for i in front}
+    ties = sum(1 for v in listed if v in on_front) - len(front)
+    return pareto, ties
 
 
 #: At most this many candidates per task, and a batch is cut into at least CHUNKS_PER_BATCH
@@ -440,17 +422,18 @@ CHUNK = 256
 CHUNKS_PER_BATCH = 8
 
 
-def _chunks(tasks: list[tuple[str, tuple]]) -> list[tuple[str, list[tuple[str, tuple]]]]:
-    """The tasks ((key, (index, argument)) in enumeration order) in chunks, each keyed by a
+def _chunks(
+    tasks: list[tuple[str, tuple[int, CandidateTask]]],
+) -> list[tuple[str, list[tuple[str, CandidateTask]]]]:
+    """The tasks ((key, (index, task)) in enumeration order) in chunks, each keyed by a
     digest of its keys: the candidates of one PE assignment together (they share their
     used PEs and most of their relations between stamps, so one worker builds them once),
     cut into runs of at most min(CHUNK, ⌈n / CHUNKS_PER_BATCH⌉). The chunks depend only on
     the batch, so every way of running makes the same ones."""
     size = max(1, min(CHUNK, -(-len(tasks) // CHUNKS_PER_BATCH)))
-    groups: dict[Any, list[tuple[str, tuple]]] = {}
-    for key, (_, argument) in tasks:
-        candidate = argument[9]  # the task's Candidate (explore always passes it)
-        groups.setdefault(candidate.spatial, []).append((key, argument))
+    groups: dict[Any, list[tuple[str, CandidateTask]]] = {}
+    for key, (_, task) in tasks:
+        groups.setdefault(task.candidate.spatial, []).append((key, task))
     out = []
     for members in groups.values():
         for start in range(0, len(members), size):
@@ -530,16 +513,6 @@ def _takes_note(progress: Callable[..., None]) -> bool:
         return "note" in inspect.signature(progress).parameters
     except (TypeError, ValueError):
         return False
-
-
-def _vector_of(outcome: dict, size: int, journal: str | None) -> tuple:
-    """The objective vector of a counted candidate (a journal may hold a damaged one)."""
-    vector = outcome.get("vector")
-    if not isinstance(vector, list) or len(vector) != size:
-        raise InputError(
-            "a result has no objective values; delete the journal to search again", str(journal)
-        )
-    return tuple(vector)
 
 
 def _plain_model(

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from tenet.explore.space import Candidate, Loop
+from tenet.explore.space import Candidate, Loop, statement_loops
+from tenet.model.workload import SIDES, Workload
 
 #: One coordinate of an affine access: its (loop index, coefficient) terms and its constant.
 Coordinate = tuple[tuple[tuple[int, int], ...], int]
@@ -110,3 +111,31 @@ def candidate_key(
             )
         )
     return tokens, spatial, order, candidate.skew, access
+
+
+@dataclass(frozen=True)
+class LoopRenaming:
+    """The statement's loops and, per tensor side (tensor, side), the `AccessShape` of its
+    access (None: not one affine function on the whole domain; such a side is counted per
+    candidate)."""
+
+    loops: tuple[Loop, ...]
+    shapes: dict[tuple[str, str], AccessShape | None]
+
+    @classmethod
+    def of(cls, workload: Workload, dependences: isl.UnionMap) -> LoopRenaming | None:
+        """The renaming data of a workload, or None when candidates equal up to a renaming
+        of loops may not share counts: more than one statement, a domain that is not one
+        box, or flow `dependences` (the order check then needs each candidate's maps)."""
+        if len(workload.statements) != 1 or not dependences.is_empty():
+            return None
+        statement, loops = statement_loops(workload)
+        if not box_domain(workload.domain, statement, loops):
+            return None
+        shapes = {}
+        for tensor in workload.tensors:
+            for side in SIDES:
+                access = workload.access(tensor, side)
+                if access is not None:
+                    shapes[tensor, side] = access_shape(access, workload.domain)
+        return cls(loops, shapes)

@@ -15,19 +15,17 @@ from tenet import analyze, load_arch, load_workload
 from tenet.analysis.validate import validate
 from tenet.errors import InputError
 from tenet.explore.dse import enumerate_candidates, explore
-from tenet.explore.evaluate import (
-    BoundBasis,
+from tenet.explore.candidate_counts import (
     SharedWork,
     StampRelations,
     Stamps,
     analyze_candidate,
-    bound_values,
-    evaluate_generated,
     runs_in_order,
     shared_work,
-    signed_values,
 )
 from tenet.explore.objectives import OBJECTIVES, parse_objectives
+from tenet.explore.prune import FloorBasis, lower_bounds
+from tenet.explore.tasks import CandidateTask, count_task, signed_values
 from tenet.model.dataflow import Dataflow
 from tenet.model.metrics import links_for
 from tenet.util.isl_util import count, parse_union_map
@@ -160,17 +158,17 @@ def test_bounds_hold_on_every_candidate():
         if n not in ("energy_pj", "edp", "area", "dram", "sbw", "ibw", "peak_ingress")
     )
     blob = pickle.dumps((workload, arch))
-    basis = BoundBasis.of(shared_work(blob))
+    basis = FloorBasis.of(shared_work(blob))
     _, found = enumerate_candidates(workload, arch)
     for e in found:
-        outcome = evaluate_generated((blob, e.name, e.space, e.time, 0, True, names))
-        assert outcome["legal"]
+        outcome = count_task(CandidateTask(blob, e.name, e.space, e.time, 0, True, names))
+        assert outcome.counted
         most = 1
         for name in e.candidate.spatial:
             if name is not None:
                 most *= min({"i": 4, "j": 3, "k": 5}[name], 8)
-        bounds = bound_values(basis, most)
-        for name, signed in zip(names, outcome["vector"]):
+        bounds = lower_bounds(basis, most)
+        for name, signed in zip(names, outcome.vector):
             if name in bounds:
                 better = -bounds[name] if OBJECTIVES[name].maximize else bounds[name]
                 assert better <= signed, (e.name, name)

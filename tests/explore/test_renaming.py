@@ -12,16 +12,15 @@ import pytest
 
 from tenet import analyze, load_arch, load_workload
 from tenet.explore.dse import enumerate_candidates, explore
-from tenet.explore.evaluate import (
+from tenet.explore.candidate_counts import (
     SharedWork,
     analyze_candidate,
-    evaluate_generated,
     forget_shared_work,
     shared_work,
-    signed_values,
 )
 from tenet.explore.renaming import access_shape, box_domain, candidate_key
 from tenet.explore.space import Candidate, Loop, statement_loops
+from tenet.explore.tasks import CandidateTask, count_task, signed_values
 from tenet.model.dataflow import Dataflow
 from tenet.util.isl_util import parse_union_map
 
@@ -65,16 +64,16 @@ def renamed_and_direct(workload, arch, interleave: bool):
     _, found = enumerate_candidates(workload, arch, interleave=interleave)
     blob = pickle.dumps((workload, arch))
     forget_shared_work()
-    searched = shared_work(blob)  # the one evaluate_generated uses, empty
+    searched = shared_work(blob)  # the one count_task uses, empty
     direct = SharedWork.of(workload, arch)
     pairs = []
     for e in found:
-        task = (blob, e.name, e.space, e.time, 0, False, NAMES, None, (), e.candidate)
-        outcome = evaluate_generated(task)
+        task = CandidateTask(blob, e.name, e.space, e.time, 0, False, NAMES, None, (), e.candidate)
+        outcome = count_task(task)
         space = parse_union_map(e.space).intersect_domain(workload.domain)
         time = parse_union_map(e.time).intersect_domain(workload.domain)
         alone = analyze_candidate(direct, e.name, space, time, False, NAMES)
-        pairs.append((e.name, outcome["vector"], signed_values(alone, NAMES)))
+        pairs.append((e.name, list(outcome.vector), signed_values(alone, NAMES)))
     forget_shared_work()
     return pairs, searched
 

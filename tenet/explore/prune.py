@@ -1,0 +1,228 @@
+"""Pruning the search: lower bounds of a generated candidate's objectives, from numbers that do
+not depend on the candidate, and the test that a counted candidate already beats them.
+
+The bound of each objective is its registry entry's `floor` (`tenet.explore.objectives`), read
+from the `Floors` of a candidate: one stamp per instance, so time steps >= instances / PEs;
+compute delay = ⌊macs / active PEs⌋; the unique words of a side are at least its first
+accesses (docs/dse.md, "Pruning")."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tenet.explore.objectives import OBJECTIVES, PRUNABLE_OBJECTIVES, Floors
+from tenet.model.workload import SIDES
+from tenet.util.isl_util import count
+
+if TYPE_CHECKING:
+    from tenet.explore.candidate_counts import SharedWork
+    from tenet.explore.space import DesignSpace, Enumerated
+
+
+@dataclass(frozen=True)
+class FloorBasis:
+    """The candidate-independent numbers the lower bounds use (counted once)."""
+
+    instances: int
+    macs: int
+    pe_count: int
+    first_reads: int  # Σ over read sides of |range(A)|, sides a same-step forward link may serve: 0
+    first_writes: int  # the same for the write sides
+    access_words: int  # Σ over tensors and sides of |A| (the L1 accesses of the energy)
+    word_bits: int
+    bandwidth_bits: int
+    avg_latency: int
+    energy_constants: tuple[Any, Any, Any]
+    first: dict[tuple[str, str], int] = field(default_factory=dict)  # per side (or 0)
+
+    @classmethod
+    def of(cls, shared: SharedWork) -> FloorBasis:
+        """Every element a side touches is fetched at least once (its first stamp, lowest PE
+        first, has no earlier step and no lower multicast sender), unless a forward link at
+        distance 0 may serve that side (then the bound is 0)."""
+        workload, arch = shared.workload, shared.arch
+        first = {"read": 0, "write": 0}
+        per_side = {}
+        access_words = 0
+        for tensor in workload.tensors:
+            for side in SIDES:
+                access = workload.access(tensor, side)
+                if access is None:
+                    continue
+                access_words += shared.size(access)
+                same_step = any(
+                    link.kind == "forward" and 0 in link.window and link.serves(tensor, side)
+                    for link in arch.links
+                )
+                per_side[tensor, side] = 0 if same_step else count(access.range())
+                first[side] += per_side[tensor, side]
+        memory = arch.memory
+        return cls(
+            shared.instances,
+            shared.instances * workload.macs_per_instance,
+            arch.pe_count,
+            first["read"],
+            first["write"],
+            access_words,
+            memory.word_bits,
+            memory.bandwidth_bits,
+            memory.avg_latency,
+            (arch.energy.mac, arch.energy.l1, arch.energy.l2),
+            per_side,
+        )
+
+
+def floors(
+    basis: FloorBasis,
+    most_active_pes: int,
+    read_words: int | None = None,
+    write_words: int | None = None,
+    time_steps: int | None = None,
+    dram_words: int | None = None,
+) -> Floors:
+    """The `Floors` of a generated candidate whose PE coordinates take at most
+    `most_active_pes` values: steps >= ⌈instances / active⌉, compute = ⌊macs / active⌋, the
+    unique words of the read (write) sides >= their first accesses. `read_words`,
+    `write_words` and `time_steps` replace these defaults when known (counted)."""
+    from tenet.model.metrics import compute_delay, latency, transfer_delay, utilization
+
+    active = max(1, min(most_active_pes, basis.pe_count))
+    compute = compute_delay(basis.macs, active)
+    if time_steps is None:
+        time_steps = -(-basis.instances // active)
+    reads = basis.first_reads if read_words is None else read_words
+    writes = basis.first_writes if write_words is None else write_words
+    memory = (basis.word_bits, basis.bandwidth_bits, basis.avg_latency)
+    ingress = transfer_delay(reads, *memory)
+    egress = transfer_delay(writes, *memory)
+    slowest = latency(ingress, egress, compute)
+    e_mac, e_l1, e_l2 = basis.energy_constants
+    energy = e_mac * basis.macs + 2 * e_l1 * basis.access_words + 2 * e_l2 * (reads + writes)
+    return Floors(
+        active_pes=active,
+        time_steps=time_steps,
+        compute_cycles=compute,
+        read_words=reads,
+        write_words=writes,
+        ingress_cycles=ingress,
+        egress_cycles=egress,
+        latency_cycles=slowest,
+        energy=float(energy),
+        avg_latency_cycles=basis.avg_latency,
+        utilization=utilization(basis.macs, basis.pe_count, slowest) if slowest > 0 else None,
+        dram_words=dram_words,
+    )
+
+
+def lower_bounds(
+    basis: FloorBasis,
+    most_active_pes: int,
+    read_words: int | None = None,
+    write_words: int | None = None,
+    time_steps: int | None = None,
+    dram_words: int | None = None,
+) -> dict[str, int | float]:
+    """{objective: its floor} (as the objective reads it; an upper bound for the maximised
+    ones) for every objective whose `floor` gives a bound here (see `floors`)."""
+    found = floors(basis, most_active_pes, read_words, write_words, time_steps, dram_words)
+    out = {}
+    for name in PRUNABLE_OBJECTIVES:
+        value = OBJECTIVES[name].floor(found)
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def signed_floors(values: dict[str, int | float], objectives: Sequence[str]) -> tuple:
+    """The floor of each objective signed as the search compares them (smaller is better);
+    -inf (never beaten) for an objective without a floor."""
+    return tuple(
+        OBJECTIVES[name].signed(values[name]) if name in values else -math.inf
+        for name in objectives
+    )
+
+
+def dominates(a: Sequence[float], b: Sequence[float]) -> bool:
+    """a is no worse than b in every objective and better in one (all minimised)."""
+    return all(x <= y for x, y in zip(a, b)) and any(x < y for x, y in zip(a, b))
+
+
+def dominated(floor: Sequence, front_so_far: Iterable[Sequence]) -> bool:
+    """Some counted vector is no worse than `floor` everywhere and better somewhere: it then
+    dominates every candidate whose vector is no better than `floor`."""
+    return any(dominates(vector, floor) for vector in front_so_far)
+
+
+class Beaten(Exception):
+    """A candidate whose partial lower bounds a counted candidate already dominates."""
+
+
+class PartialFloor:
+    """Lower bounds of a candidate's objectives while its sides are counted one by one: the
+    exact active PEs and time steps, the unique words of the counted sides, and the first
+    accesses of the others. `add` raises `Beaten` once a vector of `front_so_far` dominates
+    them."""
+
+    def __init__(
+        self,
+        basis: FloorBasis,
+        active_pes: int,
+        time_steps: int,
+        objectives: Sequence[str],
+        front_so_far: Sequence[Sequence],
+    ) -> None:
+        self.basis = basis
+        self.active_pes = active_pes
+        self.time_steps = time_steps
+        self.objectives = objectives
+        self.front_so_far = front_so_far
+        self.words = {"read": basis.first_reads, "write": basis.first_writes}
+
+    def add(self, tensor: str, side: str, unique: int) -> None:
+        """One more side counted: its `unique` words replace its first accesses."""
+        self.words[side] += unique - self.basis.first.get((tensor, side), 0)
+        values = lower_bounds(
+            self.basis,
+            self.active_pes,
+            self.words["read"],
+            self.words["write"],
+            self.time_steps,
+        )
+        if dominated(signed_floors(values, self.objectives), self.front_so_far):
+            raise Beaten
+
+
+def most_active_pes(space: DesignSpace, e: Enumerated) -> int:
+    """Π over the PE axes of min(extent of the axis's loop, the axis's size): the most PEs a
+    candidate's spatial loops can keep busy."""
+    most = 1
+    for a, name in enumerate(e.candidate.spatial):
+        if name is not None:
+            most *= min(space.loop(name).extent, space.axes[a].size)
+    return most
+
+
+def candidate_floors(
+    basis: FloorBasis,
+    space: DesignSpace,
+    found: Sequence[Enumerated],
+    objectives: Sequence[str],
+    dram_floor: int | None = None,
+) -> list[tuple] | None:
+    """Per candidate, its objective vector's lower bounds (signed: smaller is better), or
+    None when no objective has a floor (nothing to prune). `dram_floor`: the floor of the
+    `dram` objective (`tenet.explore.tiling.dram_floor`), the same for every candidate."""
+    if not any(name in PRUNABLE_OBJECTIVES for name in objectives):
+        return None
+    out = []
+    cache: dict[int, tuple] = {}
+    for e in found:
+        most = most_active_pes(space, e)
+        if most not in cache:
+            values = lower_bounds(basis, most, dram_words=dram_floor)
+            cache[most] = signed_floors(values, objectives)  # -inf: no floor, never beaten
+        out.append(cache[most])
+    return out
