@@ -27,18 +27,23 @@ from tenet.analysis.points import (
     union_points,
     unique_rows,
 )
-from tenet.analysis.simulate_cost import read_back_of, simulate_cost
+from tenet.analysis.simulate_cost import (
+    area_counts_by_enumeration,
+    read_back_of,
+    simulate_actions,
+)
 from tenet.analysis.simulate_levels import simulate_level_walks, walk_hierarchy
 from tenet.errors import InputError
 from tenet.model.arch import Arch
+from tenet.model.assemble import assemble
 from tenet.model.checks import (
     AnalysisWarning,
     dataflow_warnings,
-    idle_links,
     outside_array_message,
 )
+from tenet.model.counts import Counts
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
-from tenet.model.metrics import Analysis, Volumes, arch_constants, links_for
+from tenet.model.metrics import Analysis, Volumes, links_for
 from tenet.model.schedule_time import StepCounts
 from tenet.model.workload import SIDES, Workload
 from tenet.util.isl_util import count, maps_of, sets_of
@@ -199,20 +204,22 @@ class Enumeration:
         """The warnings of `analyze` that do not depend on the links: PEs outside the array,
         crowded (PE, step) stamps, same-step link cycles, links naming unknown tensors."""
         arch = self.arch
-        outside = [p for p in self.used_pes.tolist() if not self.in_array[p]]
-        example = (
-            f"{arch.pe_tuple}[{', '.join(map(str, self.pes[outside[0]].tolist()))}]"
-            if outside
-            else ""
-        )
         return dataflow_warnings(
-            outside_array_message(len(outside), example),
+            outside_array_message(*self.outside_facts()),
             arch,
             self.workload,
             self.n_instances,
             self.n_stamps,
             self.crowded,
         )
+
+    def outside_facts(self) -> tuple[int, str]:
+        """(used PEs outside the array, the smallest of them as isl text or '')."""
+        outside = [p for p in self.used_pes.tolist() if not self.in_array[p]]
+        if not outside:
+            return 0, ""
+        coords = ", ".join(map(str, self.pes[outside[0]].tolist()))
+        return len(outside), f"{self.arch.pe_tuple}[{coords}]"
 
     @functools.cached_property
     def _stamp_counts(self) -> np.ndarray:
@@ -300,8 +307,11 @@ def _row_ids(table: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return lookup[inverse[len(table) :]]
 
 
-def volumes_of(use: SideUse, link_order: tuple[int, ...]) -> tuple[Volumes, set[int]]:
-    """Counts of one tensor side; links serve in arch order after the PE's own register."""
+def volumes_of(
+    use: SideUse, link_order: tuple[int, ...], read_back: int | None = None
+) -> tuple[Volumes, set[int]]:
+    """Counts of one tensor side; links serve in arch order after the PE's own register
+    (`read_back`: a write side's, counted by `read_back_of`)."""
     remaining = ~use.own
     carried = {}
     for n in link_order:
@@ -314,6 +324,7 @@ def volumes_of(use: SideUse, link_order: tuple[int, ...]) -> tuple[Volumes, set[
         temporal_unique=int(np.count_nonzero(~use.own)),
         spatial_reuse=int(np.count_nonzero(use.spatial)),
         carried=carried,
+        read_back=read_back,
     )
     return volumes, used
 
@@ -365,7 +376,8 @@ def simulate(
     is one step, each tensor side another. A problem whose estimated memory exceeds
     `memory_available` bytes (None: what the machine has free) is refused first. With `cost`
     (None: when the arch has components), the energy and area of docs/energy.md by
-    enumeration (`simulate_cost`)."""
+    enumeration (`simulate_cost`). The counts are assembled into the Analysis as
+    `analyze`'s are (`tenet.model.assemble`)."""
     check_size(workload, max_instances)
     bound = bind_dataflow(dataflow, workload, arch)
     check_memory(workload, arch, bound, memory_available)
@@ -388,9 +400,8 @@ def simulate(
                 volumes[tensor][side] = None
                 continue
             use = run.side_use(tensor, side)
-            volumes[tensor][side], used = volumes_of(use, links_for(arch, tensor, side))
-            if side == "write":
-                volumes[tensor][side].read_back = read_back_of(run, arch, tensor, use)
+            back = read_back_of(run, arch, tensor, use) if side == "write" else None
+            volumes[tensor][side], used = volumes_of(use, links_for(arch, tensor, side), back)
             if cost or (cost is None and arch.components is not None):
                 uses[(tensor, side)] = use
             per_step[side] += words_per_step(use, n_steps)
@@ -404,31 +415,26 @@ def simulate(
     costs = step_costs_of(
         per_step["read"], per_step["write"], memory.word_bits, memory.bandwidth_bits
     )
-    macs = run.n_instances * workload.macs_per_instance
-    cost = simulate_cost(run, arch, uses, volumes, macs, levels) if uses else None
-    return Analysis(
-        workload=workload.name,
-        arch=arch.name,
-        dataflow=dataflow.name,
+    n_outside, example = run.outside_facts()
+    counts = Counts(
         instances=run.n_instances,
-        macs=run.n_instances * workload.macs_per_instance,
-        pe_count=int(np.count_nonzero(run.in_array)),
+        stamps=run.n_stamps,
         active_pes=len(run.used_pes),
         time_steps=len(run.times),
-        stamps=run.n_stamps,
         volumes=volumes,
-        **arch_constants(arch),
-        warnings=run.stamp_warnings()
-        + idle_links(arch, used_links)
-        + [w for w in (level.warning() for level in levels) if w]
-        + ([] if cost is None else list(cost.warnings)),
-        levels=levels,
-        hierarchy=walk_hierarchy(walks, arch, costs),
+        used_links=frozenset(used_links),
+        outside_pes=n_outside,
+        outside_example=example,
+        crowded=run.crowded,
         step_counts=walk_steps(
             per_step["read"],
             per_step["write"],
             arch.memory.word_bits,
             arch.memory.bandwidth_bits,
         ),
-        cost=cost,
+        levels=tuple(levels),
+        hierarchy=walk_hierarchy(walks, arch, costs),
+        actions=simulate_actions(run, arch, uses, volumes) if uses else None,
+        area=area_counts_by_enumeration(run, arch) if uses else None,
     )
+    return assemble(counts, workload, arch, dataflow)

@@ -18,13 +18,9 @@ import numpy as np
 from tenet.model.arch import Arch
 from tenet.model.cost import (
     AreaCounts,
-    BoundaryWords,
-    Cost,
     TensorActions,
     hop_length,
-    priced_on,
 )
-from tenet.model.levels import LevelTraffic
 from tenet.model.metrics import Volumes, links_for
 
 
@@ -231,16 +227,14 @@ def area_counts_by_enumeration(run, arch: Arch) -> AreaCounts:
     return AreaCounts(pes, pairs, groups, receivers, arch.macs_per_pe)
 
 
-def simulate_cost(
+def simulate_actions(
     run,
     arch: Arch,
     uses: Mapping[tuple[str, str], object],
     volumes: Mapping[str, Mapping[str, Volumes | None]],
-    macs: int,
-    levels: list[LevelTraffic] | None = None,
-) -> Cost:
-    """The Cost of a simulated run (`uses`: the SideUse of every tensor side; `levels`: the
-    memory-level traffic the simulator walked)."""
+) -> dict[str, TensorActions]:
+    """The actions of a simulated run per tensor (`uses`: the SideUse of every tensor
+    side), which `tenet.model.assemble` prices as the engine's."""
     actions: dict[str, TensorActions] = {}
     for tensor, sides in volumes.items():
         acts = TensorActions()
@@ -249,5 +243,4 @@ def simulate_cost(
                 read_too = sides.get("read") is not None
                 acts = acts + side_actions(run, arch, tensor, side, uses[(tensor, side)], read_too)
         actions[tensor] = acts
-    traffic = [BoundaryWords.of(level) for level in levels or []]
-    return priced_on(arch, actions, macs, area_counts_by_enumeration(run, arch), traffic)
+    return actions

@@ -9,8 +9,8 @@ counting that size directly, so one count serves a whole family of layer shapes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, fields
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -20,6 +20,8 @@ import sympy
 from tenet.analysis.isl_sympy import count_to_sympy, exact_value, set_to_sympy
 from tenet.errors import InputError
 from tenet.model.arch import Arch
+from tenet.model.assemble import assemble
+from tenet.model.counts import Counts
 from tenet.model.dataflow import BoundDataflow, Dataflow, align_dataflow, bind_dataflow
 from tenet.model.metrics import (
     TENSOR_FIELDS,
@@ -229,6 +231,95 @@ class _Counts:
     volumes: dict[str, dict[str, Volumes | None]]  # of Counts
 
 
+@dataclass(frozen=True)
+class SideForms:
+    """One tensor side's volumes as sympy closed forms (`Volumes` at any size)."""
+
+    total: sympy.Expr
+    unique: sympy.Expr
+    temporal_unique: sympy.Expr
+    spatial_reuse: sympy.Expr
+    carried: dict[int, sympy.Expr]
+    read_back: sympy.Expr | None
+
+    def at(self, env: Mapping[sympy.Symbol, int]) -> Volumes:
+        """The Volumes at one size (exact integers)."""
+        return Volumes(
+            total=_integer(self.total, env),
+            unique=_integer(self.unique, env),
+            temporal_unique=_integer(self.temporal_unique, env),
+            spatial_reuse=_integer(self.spatial_reuse, env),
+            carried={n: _integer(expr, env) for n, expr in self.carried.items()},
+            read_back=None if self.read_back is None else _integer(self.read_back, env),
+        )
+
+
+@dataclass(frozen=True)
+class CountForms:
+    """The counts of `tenet.model.counts.Counts` that the closed forms give, as sympy
+    expressions in the symbols; `at` evaluates them into a Counts."""
+
+    instances: sympy.Expr
+    stamps: sympy.Expr
+    active_pes: sympy.Expr
+    time_steps: sympy.Expr
+    volumes: dict[str, dict[str, SideForms | None]]
+
+    def at(self, env: Mapping[sympy.Symbol, int]) -> Counts:
+        """The Counts at one size: no per-step numbers, levels or cost (they have no closed
+        form here) and no warnings (not derived symbolically)."""
+        return Counts(
+            instances=_integer(self.instances, env),
+            stamps=_integer(self.stamps, env),
+            active_pes=_integer(self.active_pes, env),
+            time_steps=_integer(self.time_steps, env),
+            volumes={
+                tensor: {side: None if v is None else v.at(env) for side, v in sides.items()}
+                for tensor, sides in self.volumes.items()
+            },
+            warnings_counted=False,
+            exact_sums=True,
+        )
+
+
+def _integer(expr: sympy.Expr, env: Mapping[sympy.Symbol, int]) -> int:
+    """A count's closed form at one size, an exact integer."""
+    value = exact_value(expr, env)
+    if value.denominator != 1:
+        raise ValueError(f"the count {expr} evaluated to the non-integer {value}")
+    return int(value)
+
+
+def _count_forms(
+    counts: _Counts, context: isl.Set, symbols: Mapping[str, sympy.Symbol]
+) -> CountForms:
+    """The parametric counts as sympy closed forms, field by field."""
+
+    def form(value: Count) -> sympy.Expr:
+        return count_to_sympy(value.qp, context, symbols)
+
+    def side(v: Volumes) -> SideForms:
+        return SideForms(
+            total=form(v.total),
+            unique=form(v.unique),
+            temporal_unique=form(v.temporal_unique),
+            spatial_reuse=form(v.spatial_reuse),
+            carried={n: form(c) for n, c in v.carried.items()},
+            read_back=None if v.read_back is None else form(v.read_back),
+        )
+
+    return CountForms(
+        instances=form(counts.instances),
+        stamps=form(counts.stamps),
+        active_pes=form(counts.active_pes),
+        time_steps=form(counts.time_steps),
+        volumes={
+            tensor: {name: None if v is None else side(v) for name, v in sides.items()}
+            for tensor, sides in counts.volumes.items()
+        },
+    )
+
+
 def _count_all(workload: Workload, arch: Arch, bound: BoundDataflow) -> _Counts:
     """Every |X| of `metrics.analyze_bound`, as quasi-polynomials."""
     space_time = SpaceTime.of(bound, arch)
@@ -337,7 +428,7 @@ def symbolic_analysis(
     (e.g. the --set overrides), the others become symbols. Returns {"workload", "arch",
     "dataflow", "symbols", "fixed", "context" (sympy condition on the symbols where the
     formulas hold), "metrics" (key -> sympy expression), "formulas" (key -> str),
-    "notes"}; metric keys are the dotted keys of analyze's JSON ("delay.latency",
+    "notes", "counts" (the `CountForms` that `analysis_at` evaluates)}; metric keys are the dotted keys of analyze's JSON ("delay.latency",
     "tensors.A.read.unique", ...).
     """
     fixed = dict(fixed or {})
@@ -364,6 +455,7 @@ def symbolic_analysis(
             for key, value in _count_metrics(counts, param_workload, arch).items()
         }
         stamps = count_to_sympy(counts.stamps.qp, context, symbols)
+        forms = _count_forms(counts, context, symbols)
         context_expr = set_to_sympy(context, symbols)
     _derived_metrics(metrics, arch, stamps)
     metrics = in_json_order(metrics)
@@ -377,6 +469,7 @@ def symbolic_analysis(
         "metrics": metrics,
         "formulas": {key: formula_text(expr) for key, expr in metrics.items()},
         "notes": list(NOTES),
+        "counts": forms,
     }
 
 
@@ -481,24 +574,34 @@ def evaluate_family(
     return [evaluate_symbolic(result, params) for params in param_sets]
 
 
-class EvaluatedAnalysis(Analysis):
-    """An Analysis whose counts are closed forms evaluated at one size. Its bandwidth sums are
-    exact, rounded once, like the formulas' (analyze adds the per-side ratios as floats)."""
-
-    def _bandwidth_sum(self, words: Callable[[Volumes], int]) -> float:
-        compute = self.compute_delay
-        exact = Fraction(0)
-        for _, _, v in self.side_volumes():
-            exact += per_cycle(Fraction(words(v)), compute)
-        return float(exact)
+#: Its old name: an Analysis from closed forms is an Analysis with `exact_sums`.
+EvaluatedAnalysis = Analysis
 
 
-def evaluated_analysis(
-    template: Analysis, values: Mapping[str, int | Fraction | None]
-) -> EvaluatedAnalysis:
-    """The Analysis at the size where `values` (`evaluate_symbolic`) were evaluated: the counts
-    of `values`, the names and arch constants of `template` (an Analysis of the same workload,
-    arch and dataflow at another size), no warnings (they are not derived symbolically)."""
+def counts_at(result: Mapping[str, Any], params: Mapping[str, int]) -> Counts:
+    """The Counts at one size: the closed forms of `result["counts"]` evaluated exactly."""
+    return result["counts"].at(_check_params(result, params))
+
+
+def analysis_at(
+    result: Mapping[str, Any],
+    params: Mapping[str, int],
+    workload: Workload,
+    arch: Arch,
+    dataflow: Dataflow | str,
+) -> Analysis:
+    """The Analysis at one size from the closed forms (`counts_at`), assembled as every
+    engine's counts are (`tenet.model.assemble`): no warnings, per-step numbers, levels or
+    cost, which are not derived symbolically. `workload` gives the name and MACs per
+    instance (the workload at any size)."""
+    return assemble(counts_at(result, params), workload, arch, dataflow)
+
+
+def evaluated_analysis(template: Analysis, values: Mapping[str, int | Fraction | None]) -> Analysis:
+    """The Analysis at the size where `values` (`evaluate_symbolic`) were evaluated, with
+    the names and arch constants of `template` (an Analysis of the same workload, arch and
+    dataflow at another size). Kept for `tenet.explore.network_symbolic`; `analysis_at`
+    builds the same Analysis from the closed forms through `assemble`."""
 
     def side(tensor: str, side: str) -> Volumes:
         key = f"tensors.{tensor}.{side}"
@@ -516,23 +619,24 @@ def evaluated_analysis(
     stamps = Fraction(values["avg_active_pes"]) * values["time_steps"]
     if stamps.denominator != 1:
         raise ValueError(f"avg_active_pes x time_steps = {stamps} is not an integer")
-    return EvaluatedAnalysis(
-        **{
-            **{f.name: getattr(template, f.name) for f in fields(Analysis)},
-            "instances": values["instances"],
-            "macs": values["macs"],
-            "active_pes": values["active_pes"],
-            "time_steps": values["time_steps"],
-            "stamps": int(stamps),
-            "volumes": {
-                tensor: {s: None if v is None else side(tensor, s) for s, v in sides.items()}
-                for tensor, sides in template.volumes.items()
-            },
-            "warnings": [],
-            "step_counts": None,  # the per-step numbers have no closed form here
-            "cost": None,  # nor the component costs and the memory levels
-            "levels": [],
-        }
+    return replace(
+        template,
+        instances=values["instances"],
+        macs=values["macs"],
+        active_pes=values["active_pes"],
+        time_steps=values["time_steps"],
+        stamps=int(stamps),
+        volumes={
+            tensor: {s: None if v is None else side(tensor, s) for s, v in sides.items()}
+            for tensor, sides in template.volumes.items()
+        },
+        warnings=[],
+        step_counts=None,  # the per-step numbers have no closed form here
+        profile=None,
+        cost=None,  # nor the component costs and the memory levels
+        levels=[],
+        hierarchy=None,
+        exact_sums=True,
     )
 
 

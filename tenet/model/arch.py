@@ -14,6 +14,7 @@ import islpy as isl
 from tenet.errors import InputError
 from tenet.model.components import Components, parse_components
 from tenet.model.topology import generate
+from tenet.model.warning_kinds import parse_silenced
 from tenet.util.io import (
     check_keys,
     expect_int,
@@ -113,6 +114,8 @@ class Arch:
     levels: list[MemoryLevel] = field(default_factory=list)
     components: Components | None = None  # per-action pJ and per-instance µm² (cost model)
     clock_ghz: float = 1.0  # cycles per ns: turns a level's GB/s into bits per cycle
+    # warning kind patterns (fnmatch) whose warnings are left out (`silenced_warnings:`)
+    silenced_warnings: tuple[str, ...] = ()
 
 
 def pe_domain_from_shape(shape: list[int], name: str = "PE") -> isl.UnionSet:
@@ -352,6 +355,7 @@ def load_arch(path: str | Path) -> Arch:
             "technology",
             "components",
             "clock_ghz",
+            "silenced_warnings",
         ),
         ("pe",),
         source,
@@ -402,6 +406,7 @@ def load_arch(path: str | Path) -> Arch:
             levels[0].capacity_words if levels else None,
         ),
         clock_ghz=_clock(data.get("clock_ghz", 1.0), source),
+        silenced_warnings=parse_silenced(data.get("silenced_warnings"), source),
     )
 
 
@@ -421,18 +426,11 @@ def with_topology(arch: Arch, topology: str) -> Arch:
         )
     except InputError as exc:
         raise InputError(exc.message, "--topologies") from None
-    return Arch(
-        name=f"{arch.name}+{topology}",
-        pe_domain=arch.pe_domain,
-        pe_tuple=arch.pe_tuple,
-        pe_arity=arch.pe_arity,
-        pe_count=arch.pe_count,
-        links=links,
-        macs_per_pe=arch.macs_per_pe,
-        memory=arch.memory,
-        energy=arch.energy,
-        source=arch.source,
-        levels=arch.levels,
-        components=arch.components,
-        clock_ghz=arch.clock_ghz,
-    )
+    return replace(arch, name=f"{arch.name}+{topology}", links=links)
+
+
+def with_silenced(arch: Arch, patterns: tuple[str, ...]) -> Arch:
+    """The arch with more warning kind patterns silenced (e.g. `--silence`)."""
+    if not patterns:
+        return arch
+    return replace(arch, silenced_warnings=(*arch.silenced_warnings, *patterns))

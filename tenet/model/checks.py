@@ -2,73 +2,24 @@
 
 Each warning is an `AnalysisWarning`: the message text (a `str`, so the JSON `warnings` list is the
 same list of strings as before) with a `kind`, so that callers can filter them without
-matching the text."""
+matching the text. `AnalysisWarning` and `WARNING_KINDS` live in
+`tenet.model.warning_kinds` and still import from here."""
 
 from __future__ import annotations
-
-from collections.abc import Iterable
-from typing import Self
 
 import islpy as isl
 
 from tenet.model.arch import Arch
 from tenet.model.relations import SpaceTime
+from tenet.model.warning_kinds import (  # noqa: F401 (their old import path)
+    SUSPECT_KINDS,
+    WARNING_KINDS,
+    AnalysisWarning,
+    warning_kind,
+    with_kinds,
+)
 from tenet.model.workload import Workload
 from tenet.util.isl_util import count, sets_of
-
-#: Every warning kind, with what it flags.
-WARNING_KINDS = {
-    "outside_array": "used PEs lie outside the PE array (a validate outside_array violation)",
-    "crowded_stamps": "some PE runs more than macs_per_pe MACs in one step (a pe_conflict)",
-    "same_step_cycle": "same-step forward links form a cycle: free reuse nobody fetched",
-    "unknown_link_tensor": "a link names a tensor the workload does not have",
-    "idle_link": "an interconnect entry carries no reuse for this dataflow",
-    "level_capacity": "a memory level's tiles need more words than the level holds",
-    "untiled_level": "a memory level has no tile depth: its words with the level above are "
-    "neither counted nor priced",
-    "scratchpad_size": "the scratchpad's priced size is not memory.l2_words or not levels[0]'s "
-    "capacity (which one wins is said)",
-}
-
-#: Kinds whose effect makes the counts of that analysis rest on something the model does
-#: not allow a real array (PEs that do not exist, more MACs than a PE has, or values no one
-#: fetched): `compare` does not rank such results.
-SUSPECT_KINDS = frozenset({"outside_array", "crowded_stamps", "same_step_cycle"})
-
-
-class AnalysisWarning(str):
-    """A warning message (the `str` itself) with its `kind`, one of WARNING_KINDS."""
-
-    kind: str
-
-    def __new__(cls, kind: str, message: str) -> Self:
-        if kind not in WARNING_KINDS:
-            raise ValueError(f"unknown warning kind {kind!r}")
-        self = super().__new__(cls, message)
-        self.kind = kind
-        return self
-
-    def __reduce__(self):  # pickled across worker processes with its kind
-        return (AnalysisWarning, (self.kind, str(self)))
-
-    def to_dict(self) -> dict[str, str]:
-        return {"kind": self.kind, "message": str(self)}
-
-
-def warning_kind(warning: str) -> str | None:
-    """The kind of a warning (None for a plain string, e.g. one read back from old JSON)."""
-    return getattr(warning, "kind", None)
-
-
-def with_kinds(messages: Iterable[str], kinds: Iterable[str | None] | None) -> list[str]:
-    """Warnings read back from JSON: `warnings` paired with `warning_kinds` when given."""
-    messages = list(messages)
-    if kinds is None:
-        return messages
-    return [
-        AnalysisWarning(kind, text) if kind in WARNING_KINDS else text
-        for text, kind in zip(messages, kinds, strict=True)
-    ]
 
 
 def example_point(uset: isl.UnionSet) -> str:
@@ -93,10 +44,15 @@ def outside_array(space_time: SpaceTime) -> AnalysisWarning | None:
 
 def outside_pes(used_pes: isl.UnionSet, pe_domain: isl.UnionSet) -> AnalysisWarning | None:
     """Used PEs outside the PE domain (what `outside_array` reports)."""
+    return outside_array_message(*outside_facts(used_pes, pe_domain))
+
+
+def outside_facts(used_pes: isl.UnionSet, pe_domain: isl.UnionSet) -> tuple[int, str]:
+    """(|used PEs \\ PE domain|, the smallest of them as isl text, or '' when none)."""
     outside = used_pes.subtract(pe_domain)
     if outside.is_empty():
-        return None
-    return outside_array_message(count(outside), example_point(outside.lexmin()))
+        return 0, ""
+    return count(outside), example_point(outside.lexmin())
 
 
 def oversubscribed(
@@ -191,6 +147,15 @@ def idle_links(arch: Arch, used: set[int]) -> list[AnalysisWarning]:
     return out
 
 
+def fixed_warnings(arch: Arch, workload: Workload) -> list[AnalysisWarning]:
+    """The warnings that depend on the workload and the arch alone: the workload's own,
+    same-step link cycles, links naming tensors the workload does not have."""
+    cycle = same_step_cycles(arch, workload)
+    return (
+        list(workload.warnings) + ([cycle] if cycle else []) + unknown_link_tensors(arch, workload)
+    )
+
+
 def dataflow_warnings(
     outside: AnalysisWarning | None,
     arch: Arch,
@@ -199,10 +164,9 @@ def dataflow_warnings(
     stamps: int,
     crowded: bool,
 ) -> list[AnalysisWarning]:
-    """All warnings; `outside` and `crowded` are found by the caller (engine or enumeration)."""
-    found = [
-        outside,
-        oversubscribed(instances, stamps, arch.macs_per_pe, crowded),
-        same_step_cycles(arch, workload),
-    ]
-    return list(workload.warnings) + [w for w in found if w] + unknown_link_tensors(arch, workload)
+    """All warnings but the links' and the levels' (`tenet.model.assemble` adds every
+    warning of an Analysis); `outside` and `crowded` are found by the caller."""
+    found = [outside, oversubscribed(instances, stamps, arch.macs_per_pe, crowded)]
+    fixed = fixed_warnings(arch, workload)
+    own = len(workload.warnings)
+    return fixed[:own] + [w for w in found if w] + fixed[own:]

@@ -3,7 +3,9 @@ values (`tenet.model.components`), with every action counted exactly (docs/energ
 
 Counting and pricing are separate: `count_actions` counts, per tensor, the register,
 scratchpad and interconnect actions with barvinok from the relations `tensor_volumes`
-already built (its `traces`); `price` turns action counts into pJ and µm². The
+already built (its `traces`, with each write side's exits, which counting counts);
+`price` and `priced_on` turn action counts into pJ and µm²
+(`tenet.model.assemble` prices an analysis's counts). The
 brute-force simulator (`tenet.analysis.simulate_cost`) counts the same actions by
 enumeration and prices them with the same `price`.
 """
@@ -22,9 +24,11 @@ import islpy as isl
 
 from tenet.model.arch import Arch, Link
 from tenet.model.components import Components, LevelComponent, level_component
+from tenet.model.fieldwise import Fieldwise
 from tenet.model.levels import LevelTraffic
 from tenet.model.relations import SpaceTime
-from tenet.util.isl_util import count, simplify
+from tenet.model.side_trace import SideTrace
+from tenet.util.isl_util import count
 
 #: A hop or span length that is not an integer number of pitches (√2 for a diagonal) is
 #: rounded to this many decimal places, as a Fraction; every other number is exact.
@@ -43,21 +47,8 @@ def hop_length(squared: int) -> Fraction:
     return Fraction(value)
 
 
-class _Adds:
-    """Frozen dataclasses of numbers that add field by field."""
-
-    def __add__(self, other: Any) -> Any:
-        if type(other) is not type(self):
-            return NotImplemented
-        return type(self)(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
-
-    def __rmul__(self, factor: int) -> Any:
-        """`n * parts`: every field n times (n runs of the same work)."""
-        return type(self)(*(factor * getattr(self, f.name) for f in fields(self)))
-
-
 @dataclass(frozen=True)
-class TensorActions(_Adds):
+class TensorActions(Fieldwise):
     """The actions one tensor causes: counts, and three `*_pitches` lengths in PE pitches
     summed over the words that travel them (Σ words × pitches)."""
 
@@ -114,7 +105,7 @@ class AreaCounts:
 
 
 @dataclass(frozen=True)
-class EnergyParts(_Adds):
+class EnergyParts(Fieldwise):
     """Energy in pJ, exact."""
 
     mac: Fraction = Fraction(0)
@@ -143,7 +134,7 @@ class EnergyParts(_Adds):
 
 
 @dataclass(frozen=True)
-class AreaParts(_Adds):
+class AreaParts(Fieldwise):
     """Area in µm², exact."""
 
     pe_array: Fraction = Fraction(0)
@@ -509,47 +500,6 @@ def _pe_sum(words: isl.UnionMap, to_pe: isl.UnionMap, weight: isl.UnionMap) -> i
     return count(words.domain_map().apply_range(to_pe).apply_range(weight))
 
 
-@dataclass
-class SideTrace:
-    """The sets `count_volumes` builds for one tensor side (filled by it)."""
-
-    assignment: isl.UnionMap | None = None  # A_D: stamp -> element
-    unique: isl.UnionMap | None = None  # A_D \ (M ; A_D)
-    temporal: isl.UnionMap | None = None  # M_t
-    links: dict[int, tuple[isl.UnionMap, isl.UnionMap, isl.UnionMap]] = field(
-        default_factory=dict
-    )  # link index -> (triples unserved before it, the triples its senders hold, M_l)
-    exits: isl.UnionMap | None = None  # write sides: `exits(trace)`, once counted
-    exit_count: Any = None  # |exits|, once counted
-
-    def delivered(self, index: int) -> isl.UnionMap:
-        """The triples link `index` serves (its `carried` values)."""
-        before, reach, _ = self.links[index]
-        return simplify(before.intersect(reach))
-
-    def sent(self, relation: isl.UnionMap) -> isl.UnionMap:
-        """A_D ∩ (relation⁻¹ ; A_D): the triples some receiver of `relation` takes on."""
-        return simplify(self.assignment.intersect(relation.reverse().apply_range(self.assignment)))
-
-
-def exits(trace: SideTrace) -> isl.UnionMap:
-    """Write sides: the triples no triple takes on (not the PE's own next step, not a
-    receiver of a link serving the side): where a partial sum leaves the array."""
-    onward = trace.temporal
-    for _, _, rel in trace.links.values():
-        onward = onward.union(rel)
-    return trace.assignment.subtract(trace.sent(onward))
-
-
-def read_back(trace: SideTrace, size: Callable[[Any], Any] = count, minus: Any = None) -> Any:
-    """Write sides: partial sums read back from the scratchpad, |exits| − |elements
-    written|: an output starts empty, so every exit but an element's last is re-read."""
-    trace.exits = exits(trace)
-    n_exits, n_elements = size(trace.exits), size(trace.assignment.range())
-    trace.exit_count = n_exits
-    return n_exits - n_elements if minus is None else minus(n_exits, n_elements)
-
-
 def _last_exit_pitches(left: isl.UnionMap, space_time: SpaceTime, lift: isl.UnionMap) -> int:
     """Σ distances of every element's last exit (at the largest (step, PE))."""
     last = left.reverse().range_reverse().lexmax()  # element -> [T -> PE]
@@ -592,9 +542,7 @@ def count_actions(
                     distribution_pitches=Fraction(_pe_sum(trace.unique, to_pe, lift)),
                 )
             else:
-                back = v.read_back
-                if not isinstance(trace.exit_count, int) or not isinstance(back, int):
-                    back = read_back(trace)  # not counted by tensor_volumes (or not exactly)
+                back = v.read_back  # exits and read_back are counted by counting
                 left, n_exits = trace.exits, trace.exit_count
                 distance = 2 * _pe_sum(left, to_pe, lift)
                 if n_exits:
@@ -784,23 +732,6 @@ def priced_on(
     )
     tiled = {boundary.inner for boundary in traffic or []}
     return replace(cost, warnings=tuple(level_cost_warnings(arch, tiled)))
-
-
-def analysis_cost(
-    arch: Arch,
-    space_time: SpaceTime,
-    volumes: Mapping[str, Mapping[str, Any]],
-    traces: Mapping[tuple[str, str], SideTrace],
-    macs: int,
-    levels: list[LevelTraffic] | None = None,
-    dram_words: int | None = None,
-) -> Cost:
-    """The Cost of one analysis on an arch with components: its actions counted, the
-    memory levels' traffic (`levels`, docs/levels.md) priced at both ends; `dram_words`
-    prices DRAM words on an arch without levels."""
-    actions = count_actions(arch, space_time, volumes, traces)
-    traffic = [BoundaryWords.of(level) for level in levels or []]
-    return priced_on(arch, actions, macs, area_counts(arch), traffic, dram_words)
 
 
 def rebuild_cost(

@@ -10,14 +10,17 @@ from typing import Any
 import islpy as isl
 
 from tenet.model.arch import Arch
-from tenet.model.checks import dataflow_warnings, idle_links, outside_array
-from tenet.model.cost import SideTrace, analysis_cost, read_back
+from tenet.model.assemble import assemble
+from tenet.model.checks import outside_facts
+from tenet.model.cost import area_counts, count_actions
+from tenet.model.counts import Counts
 from tenet.model.dataflow import BoundDataflow, Dataflow, bind_dataflow
 from tenet.model.hierarchy_time import hierarchy_time
 from tenet.model.levels import level_traffic_maps
 from tenet.model.relations import SpaceTime, pe_conflict_chains, program_order
-from tenet.model.results import Analysis, Volumes, arch_constants
+from tenet.model.results import Analysis, Volumes
 from tenet.model.schedule_time import StepProfile, per_step_words, step_counts_and_costs
+from tenet.model.side_trace import SideTrace, exits
 from tenet.model.workload import SIDES, Workload
 from tenet.util.isl_util import DEFAULT_MAX_OPERATIONS, count, operations_limit, simplify
 
@@ -39,6 +42,7 @@ def count_volumes(
     fetched: list[isl.UnionMap] | None = None,
     trace: SideTrace | None = None,
     tidy: Callable[[Any], Any] = simplify,
+    write: bool = False,
 ) -> Volumes:
     """total = |A|; temporal = |A_D \\ (M_t;A_D)|; then each link, in order, serves what is
     still unserved; unique = |A_D \\ (M;A_D)| is what no source serves;
@@ -46,7 +50,8 @@ def count_volumes(
     `size` and `minus` count and subtract (barvinok's quasi-polynomials for symbolic counts).
     The unique set A_D \\ (M;A_D) itself is appended to `fetched` when it is given; a
     `trace` keeps A_D, the unique set, M_t and each link's (unserved before it, reach, M_l).
-    `tidy` rewrites each M;A_D without changing its points (default `simplify`)."""
+    `tidy` rewrites each M;A_D without changing its points (default `simplify`).
+    A `write` side also gets its read_back (`read_back`), which needs a `trace`."""
     assignment = space_time.data_assignment(access)
 
     def reachable(rel: isl.UnionMap) -> isl.UnionMap:
@@ -72,13 +77,30 @@ def count_volumes(
         fetched.append(remaining)
     if trace is not None:
         trace.assignment, trace.unique, trace.temporal = assignment, remaining, temporal
+    total = size(access)
+    spatial_reuse = size(assignment.intersect(reachable(spatial)))
     return Volumes(
-        total=size(access),
+        total=total,
         unique=left,
         temporal_unique=temporal_unique,
-        spatial_reuse=size(assignment.intersect(reachable(spatial))),
+        spatial_reuse=spatial_reuse,
         carried=carried,
+        read_back=read_back(trace, size, minus) if write else None,
     )
+
+
+def read_back(
+    trace: SideTrace | None, size: Callable[[Any], Any] = count, minus: Any = None
+) -> Any:
+    """Write sides: partial sums read back from the scratchpad, |exits| − |elements
+    written|: an output starts empty, so every exit but an element's last is re-read.
+    The exits and their count join the trace (the cost model prices them)."""
+    if trace is None:
+        raise ValueError("a write side's read_back needs the trace of its sets")
+    trace.exits = exits(trace)
+    n_exits, n_elements = size(trace.exits), size(trace.assignment.range())
+    trace.exit_count = n_exits
+    return n_exits - n_elements if minus is None else minus(n_exits, n_elements)
 
 
 def tensor_volumes(
@@ -112,7 +134,7 @@ def tensor_volumes(
             trace = (
                 SideTrace() if traces is None else traces.setdefault((tensor, side), SideTrace())
             )
-            volumes[tensor][side] = v = count_volumes(
+            volumes[tensor][side] = count_volumes(
                 space_time,
                 access,
                 temporal,
@@ -123,9 +145,8 @@ def tensor_volumes(
                 minus,
                 None if fetched is None else fetched[side],
                 trace,
+                write=side == "write",
             )
-            if side == "write":
-                v.read_back = read_back(trace, size, minus)
     return volumes
 
 
@@ -140,11 +161,79 @@ def crowded_stamps(
     ).is_empty()
 
 
+def count_bound(
+    workload: Workload,
+    arch: Arch,
+    bound: BoundDataflow,
+    per_step: bool = True,
+    profile: bool = False,
+    cost: bool = False,
+    dram_words: int | None = None,
+    source: str | None = None,
+) -> Counts:
+    """Every count of one dataflow with barvinok (the caller sets the operations limit):
+    volumes (with read_back and exits), instances, stamps, PEs, steps; the per-step
+    numbers unless `per_step` is False (with in(t) and out(t) piece by piece when
+    `profile`); the memory levels' traffic and the time through them; with `cost`, the
+    actions the cost prices."""
+    space_time = SpaceTime.of(bound, arch)
+    used_links: set[int] = set()
+    fetched: dict[str, list[isl.UnionMap]] = {side: [] for side in SIDES}
+    traces: dict[tuple[str, str], SideTrace] | None = {} if cost else None
+    volumes = tensor_volumes(workload, arch, space_time, used_links, fetched=fetched, traces=traces)
+    instances = count(workload.domain)
+    stamps = count(space_time.stamp_domain)
+    counted = steps = None
+    step_costs: dict[str, isl.PwAff] = {}
+    if per_step or profile:
+        words_in = per_step_words(fetched["read"])
+        words_out = per_step_words(fetched["write"])
+        memory = arch.memory
+        counted, step_costs = step_counts_and_costs(
+            space_time.time_domain,
+            words_in,
+            words_out,
+            memory.word_bits,
+            memory.bandwidth_bits,
+        )
+        steps = StepProfile.of(words_in, words_out) if profile else None
+    with_maps = level_traffic_maps(workload, arch, bound, source)
+    time_steps = count(space_time.time_domain)
+    hierarchy = None
+    if counted is not None and bound.time_tuple[0] in step_costs:
+        hierarchy = hierarchy_time(
+            with_maps,
+            arch,
+            step_costs[bound.time_tuple[0]],
+            counted.step_cycles,
+            time_steps,
+        )
+    n_outside, example = outside_facts(space_time.space_domain, space_time.pe_domain)
+    return Counts(
+        instances=instances,
+        stamps=stamps,
+        active_pes=count(space_time.space_domain),
+        time_steps=time_steps,
+        volumes=volumes,
+        used_links=frozenset(used_links),
+        outside_pes=n_outside,
+        outside_example=example,
+        crowded=crowded_stamps(space_time, workload, arch.macs_per_pe, instances, stamps),
+        step_counts=counted,
+        profile=steps,
+        levels=tuple(traffic for traffic, _ in with_maps),
+        hierarchy=hierarchy,
+        actions=None if traces is None else count_actions(arch, space_time, volumes, traces),
+        area=None if traces is None else area_counts(arch),
+        dram_words=dram_words,
+    )
+
+
 def analyze_bound(
     workload: Workload,
     arch: Arch,
     bound: BoundDataflow,
-    dataflow_name: str,
+    dataflow: Dataflow | str,
     max_operations: int = DEFAULT_MAX_OPERATIONS,
     source: str | None = None,
     per_step: bool = True,
@@ -152,90 +241,16 @@ def analyze_bound(
     cost: bool | None = None,
     dram_words: int | None = None,
 ) -> Analysis:
-    """All counts for a dataflow already checked against its workload and arch; the
-    per-step numbers (`step_counts`) unless `per_step` is False; with `profile`, also
-    in(t) and out(t) piece by piece. With `cost` (None: when the arch has components),
-    energy in pJ and area in µm² (docs/energy.md), DRAM priced from `dram_words`."""
+    """All counts for a dataflow already checked against its workload and arch
+    (`count_bound`), assembled into its Analysis (`assemble`). `dataflow` is the Dataflow
+    or its name. With `cost` (None: when the arch has components), energy in pJ and area
+    in µm² (docs/energy.md), DRAM priced from `dram_words`."""
     if cost is None:
         cost = arch.components is not None
-    with operations_limit(max_operations, f"analyzing {dataflow_name!r}", source):
-        space_time = SpaceTime.of(bound, arch)
-        used_links: set[int] = set()
-        fetched: dict[str, list[isl.UnionMap]] = {side: [] for side in SIDES}
-        traces: dict[tuple[str, str], SideTrace] | None = {} if cost else None
-        volumes = tensor_volumes(
-            workload, arch, space_time, used_links, fetched=fetched, traces=traces
-        )
-        instances = count(workload.domain)
-        stamps = count(space_time.stamp_domain)
-        counted = steps = None
-        step_costs: dict[str, isl.PwAff] = {}
-        if per_step or profile:
-            words_in = per_step_words(fetched["read"])
-            words_out = per_step_words(fetched["write"])
-            memory = arch.memory
-            counted, step_costs = step_counts_and_costs(
-                space_time.time_domain,
-                words_in,
-                words_out,
-                memory.word_bits,
-                memory.bandwidth_bits,
-            )
-            steps = StepProfile.of(words_in, words_out) if profile else None
-        with_maps = level_traffic_maps(workload, arch, bound, source)
-        levels = [traffic for traffic, _ in with_maps]
-        time_steps = count(space_time.time_domain)
-        hierarchy = None
-        if counted is not None and bound.time_tuple[0] in step_costs:
-            hierarchy = hierarchy_time(
-                with_maps,
-                arch,
-                step_costs[bound.time_tuple[0]],
-                counted.step_cycles,
-                time_steps,
-            )
-        cost = (
-            None
-            if traces is None
-            else analysis_cost(
-                arch,
-                space_time,
-                volumes,
-                traces,
-                instances * workload.macs_per_instance,
-                levels,
-                dram_words,
-            )
-        )
-        return Analysis(
-            workload=workload.name,
-            arch=arch.name,
-            dataflow=dataflow_name,
-            instances=instances,
-            macs=instances * workload.macs_per_instance,
-            pe_count=arch.pe_count,
-            active_pes=count(space_time.space_domain),
-            time_steps=time_steps,
-            stamps=stamps,
-            volumes=volumes,
-            **arch_constants(arch),
-            warnings=dataflow_warnings(
-                outside_array(space_time),
-                arch,
-                workload,
-                instances,
-                stamps,
-                crowded_stamps(space_time, workload, arch.macs_per_pe, instances, stamps),
-            )
-            + idle_links(arch, used_links)
-            + [w for w in (level.warning() for level in levels) if w]
-            + ([] if cost is None else list(cost.warnings)),
-            step_counts=counted,
-            profile=steps,
-            cost=cost,
-            levels=levels,
-            hierarchy=hierarchy,
-        )
+    name = dataflow if isinstance(dataflow, str) else dataflow.name
+    with operations_limit(max_operations, f"analyzing {name!r}", source):
+        counts = count_bound(workload, arch, bound, per_step, profile, cost, dram_words, source)
+        return assemble(counts, workload, arch, dataflow)
 
 
 def analyze(
@@ -256,7 +271,7 @@ def analyze(
         workload,
         arch,
         bound,
-        dataflow.name,
+        dataflow,
         max_operations,
         dataflow.source,
         per_step,

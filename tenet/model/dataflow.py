@@ -9,6 +9,7 @@ import islpy as isl
 
 from tenet.errors import InputError
 from tenet.model.arch import Arch
+from tenet.model.warning_kinds import parse_silenced
 from tenet.model.workload import Workload
 from tenet.util.io import check_keys, expect_int, expect_mapping, expect_str, load_yaml
 from tenet.util.isl_util import (
@@ -32,6 +33,8 @@ class Dataflow:
     # memory level name -> tile depth (docs/levels.md); the names given by --tile
     tiles: dict[str, int] = field(default_factory=dict)
     tile_flags: frozenset[str] = frozenset()
+    # warning kind patterns (fnmatch) whose warnings are left out (`silenced_warnings:`)
+    silenced_warnings: tuple[str, ...] = ()
 
 
 @dataclass
@@ -49,11 +52,15 @@ def load_dataflow(path: str | Path) -> Dataflow:
     """Read a dataflow YAML file (`space` and `time` maps)."""
     source = str(path)
     data = load_yaml(path, "dataflow file")
-    check_keys(data, ("name", "space", "time", "tiles"), ("space", "time"), source)
+    check_keys(
+        data, ("name", "space", "time", "tiles", "silenced_warnings"), ("space", "time"), source
+    )
     space = parse_dataflow_map(expect_str(data["space"], source, "space"), source, "space")
     time = parse_dataflow_map(expect_str(data["time"], source, "time"), source, "time")
     tiles = parse_tiles(data.get("tiles"), source)
-    return Dataflow(str(data.get("name") or Path(path).stem), space, time, source, tiles)
+    silenced = parse_silenced(data.get("silenced_warnings"), source)
+    name = str(data.get("name") or Path(path).stem)
+    return Dataflow(name, space, time, source, tiles, silenced_warnings=silenced)
 
 
 def parse_tiles(raw: object, source: str | None) -> dict[str, int]:

@@ -6,13 +6,14 @@ and the sums over runs (`Totals`, `SideVolumes`, `Accesses`, `ScheduleTotals`,
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from tenet.model.arch import Arch
 from tenet.model.checks import warning_kind, with_kinds
 from tenet.model.cost import AreaParts, Cost, EnergyParts, rebuild_cost
+from tenet.model.fieldwise import Fieldwise
 from tenet.model.formulas import (
     avg_active_pes,
     compute_delay,
@@ -58,23 +59,8 @@ SCHEDULE_TIME_KEYS = (
 )
 
 
-class _Fieldwise:
-    """For dataclasses of numbers: `a + b` adds field by field, `n * a` scales every field."""
-
-    def __add__(self, other: Any) -> Any:
-        if type(other) is not type(self):
-            return NotImplemented
-        return type(self)(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
-
-    def __rmul__(self, factor: int) -> Any:
-        return type(self)(*(factor * getattr(self, f.name) for f in fields(self)))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-
 @dataclass(frozen=True)
-class Accesses(_Fieldwise):
+class Accesses(Fieldwise):
     """L1 and L2 traffic of a tensor (or a sum of them), in words."""
 
     l1_reads: Any
@@ -93,7 +79,7 @@ class Accesses(_Fieldwise):
         return cls(total, total, unique, unique)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Volumes:
     """Per tensor and side (semantics.md, "Per-tensor volumes")."""
 
@@ -119,10 +105,11 @@ class Volumes:
         return reuse_factor(self.total, self.unique)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Analysis:
     """Every count of one workload + arch + dataflow; derived metrics are properties.
-    `to_dict()` is the JSON of `tenet analyze`, `from_dict()` reads it back."""
+    `tenet.model.assemble.assemble` builds it from an engine's counts; `to_dict()` is the
+    JSON of `tenet analyze`, `from_dict()` reads it back. It is not changed once built."""
 
     workload: str
     arch: str
@@ -147,6 +134,8 @@ class Analysis:
     cost: Cost | None = None  # energy in pJ and area in µm² (docs/energy.md)
     levels: list[LevelTraffic] = field(default_factory=list)  # docs/levels.md
     hierarchy: HierarchyTime | None = None  # time through the levels (docs/levels.md)
+    # the bandwidth sums added exactly, rounded once (counts from closed forms: `symbolic`)
+    exact_sums: bool = field(default=False, compare=False)
 
     @property
     def hierarchy_delay(self) -> int | None:
@@ -267,8 +256,14 @@ class Analysis:
         return float(self.energy_exact)
 
     def _bandwidth_sum(self, words: Callable[[Volumes], int]) -> float:
-        """Σ over tensors and sides of per_cycle(words), added as floats in JSON order."""
+        """Σ over tensors and sides of per_cycle(words), added as floats in JSON order; with
+        `exact_sums`, added exactly and rounded once (as the closed forms do)."""
         compute = self.compute_delay
+        if self.exact_sums:
+            exact = Fraction(0)
+            for _, _, v in self.side_volumes():
+                exact += per_cycle(Fraction(words(v)), compute)
+            return float(exact)
         out = 0.0
         for _, _, v in self.side_volumes():
             out += per_cycle(words(v), compute)
@@ -427,12 +422,17 @@ class Analysis:
                 peak_egress=data["bandwidth"]["peak_egress"],
                 step_cycles=data["delay"]["schedule"] - arch.memory.avg_latency + 1,
             )
+        levels = levels_from_dict(data.get("levels", []), arch)
+        macs = data["macs"]
+        cost = None
+        if exact_cost is not None and "cost" in data:
+            cost = rebuild_cost(exact_cost, macs, arch, levels)
         analysis = cls(
             workload=data["workload"],
             arch=data["arch"],
             dataflow=data["dataflow"],
             instances=data["instances"],
-            macs=data["macs"],
+            macs=macs,
             pe_count=data["pe_count"],
             active_pes=data["active_pes"],
             time_steps=data["time_steps"],
@@ -441,7 +441,8 @@ class Analysis:
             **arch_constants(arch),
             warnings=with_kinds(data["warnings"], data.get("warning_kinds")),
             step_counts=counted,
-            levels=levels_from_dict(data.get("levels", []), arch),
+            cost=cost,
+            levels=levels,
             hierarchy=hierarchy_from_dict(data, arch.memory.avg_latency),
         )
         if analysis.to_dict()["delay"] != data["delay"] or analysis.energy != data["energy"]:
@@ -449,13 +450,11 @@ class Analysis:
                 f"the delays and energy of {data['dataflow']!r} do not follow from its counts "
                 f"and the memory and energy constants of arch {arch.name!r}"
             )
-        if exact_cost is not None and "cost" in data:
-            analysis.cost = rebuild_cost(exact_cost, analysis.macs, arch, analysis.levels)
-            if analysis.cost.to_dict() != data["cost"]:
-                raise ValueError(
-                    f"the cost of {data['dataflow']!r} does not follow from its action counts "
-                    f"and the components of arch {arch.name!r}"
-                )
+        if cost is not None and cost.to_dict() != data["cost"]:
+            raise ValueError(
+                f"the cost of {data['dataflow']!r} does not follow from its action counts "
+                f"and the components of arch {arch.name!r}"
+            )
         return analysis
 
 
@@ -480,7 +479,7 @@ def hierarchy_from_dict(data: Mapping[str, Any], avg_latency: int) -> HierarchyT
 
 
 @dataclass(frozen=True)
-class SideVolumes(_Fieldwise):
+class SideVolumes(Fieldwise):
     """The additive volumes of one access side, summed over tensors (and runs)."""
 
     total: int = 0
@@ -586,28 +585,52 @@ class LevelTotal:
             self.bandwidth_gbps,
         )
 
+    def traffic(self) -> LevelTraffic:
+        """These totals as one LevelTraffic (its reads and writes under one tensor '*'),
+        so that `fits`, `transfer_ns` and the JSON follow LevelTraffic's formulas."""
+        return LevelTraffic(
+            name=self.name,
+            above=self.above,
+            tile_depth=0,
+            tiles=self.tiles,
+            capacity_needed=self.capacity_needed,
+            capacity=self.capacity,
+            tensors={"*": (self.reads, self.writes)},
+            word_bits=self.word_bits,
+            bandwidth_gbps=self.bandwidth_gbps,
+            capacity_exact=self.capacity_exact,
+        )
+
     @property
     def fits(self) -> bool:
-        return self.capacity_needed <= self.capacity
+        """capacity_needed <= capacity (`LevelTraffic.fits`)."""
+        return self.traffic().fits
 
     @property
     def transfer_ns(self) -> float:
-        """(reads + writes) · word_bits / 8 bytes at the level above's GB/s."""
-        return (self.reads + self.writes) * self.word_bits / 8 / self.bandwidth_gbps
+        """(reads + writes) · word_bits / 8 bytes at the level above's GB/s
+        (`LevelTraffic.transfer_ns`)."""
+        return self.traffic().transfer_ns
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "above": self.above,
-            "tiles": self.tiles,
-            "capacity_needed": self.capacity_needed,
-            "capacity_exact": self.capacity_exact,
-            "capacity": self.capacity,
-            "fits": self.fits,
-            "reads": self.reads,
-            "writes": self.writes,
-            "transfer_ns": self.transfer_ns,
-        }
+        """LevelTraffic's JSON of these totals, the keys of LEVEL_TOTAL_KEYS."""
+        data = self.traffic().to_dict()
+        return {key: data[key] for key in LEVEL_TOTAL_KEYS}
+
+
+#: The keys of a level in the `total` of `analyze -n`'s JSON, in order.
+LEVEL_TOTAL_KEYS = (
+    "name",
+    "above",
+    "tiles",
+    "capacity_needed",
+    "capacity_exact",
+    "capacity",
+    "fits",
+    "reads",
+    "writes",
+    "transfer_ns",
+)
 
 
 def _add_levels(

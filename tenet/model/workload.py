@@ -13,6 +13,7 @@ import islpy as isl
 
 from tenet.errors import InputError
 from tenet.model.einsum import parse_einsum
+from tenet.model.warning_kinds import AnalysisWarning
 from tenet.util.io import (
     check_keys,
     did_you_mean,
@@ -384,8 +385,11 @@ def build_workload(
         if symbolic.is_empty():  # a guard no instance meets, whatever the parameters
             where = raw.origin or f"{source}: {raw.domain_key}"
             warnings.append(
-                f"statement {stmt} ({where}) never runs: its domain is empty for every "
-                "parameter value (listed with 0 instances)"
+                AnalysisWarning(
+                    "statement_never_runs",
+                    f"statement {stmt} ({where}) never runs: its domain is empty for every "
+                    "parameter value (listed with 0 instances)",
+                )
             )
         if dom.is_empty():  # a loop-nest statement that runs no instance at these sizes
             infos[stmt] = StatementInfo(
