@@ -12,6 +12,7 @@ from tenet.cli.common import (
     add_inputs,
     add_max_isl_ops,
     add_output,
+    add_silence_argument,
     color_for,
     emit,
     execution_options,
@@ -84,6 +85,7 @@ def add_parser(sub) -> None:
         "not quasi-affine and were sliced by enumerating time-coordinate values",
     )
     add_cost_arguments(p)
+    add_silence_argument(p)
     add_tile_argument(p)
     add_output(p)
     add_execution_arguments(p)  # used by -n/--network: one task per distinct layer

@@ -324,9 +324,34 @@ def add_cost_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_silence_argument(parser: argparse.ArgumentParser) -> None:
+    """`--silence KIND`: warning kinds (fnmatch patterns) left out of the output."""
+    parser.add_argument(
+        "--silence",
+        action="append",
+        metavar="KIND",
+        help="leave out the warnings of these kinds (comma-separated fnmatch patterns, e.g. "
+        "idle_link,level_*; repeatable); added to the arch's and dataflow's silenced_warnings",
+    )
+
+
+def silence_flags(args: argparse.Namespace) -> tuple[str, ...]:
+    """The patterns of every `--silence`, each checked to match some warning kind."""
+    from tenet.model.warning_kinds import silence_patterns
+
+    given = getattr(args, "silence", None) or []
+    patterns = [p.strip() for item in given for p in item.split(",") if p.strip()]
+    return silence_patterns(patterns, None, "--silence")
+
+
 def with_cost_flags(arch, args: argparse.Namespace):
-    """The arch with `--technology` (if it has no components) and `--components` applied."""
+    """The arch with `--technology` (if it has no components), `--components` and the
+    `--silence` patterns applied."""
     from dataclasses import replace
+
+    from tenet.model.arch import with_silenced
+
+    arch = with_silenced(arch, silence_flags(args))
 
     node, path = getattr(args, "technology", None), getattr(args, "components", None)
     if node is not None:

@@ -13,6 +13,7 @@ from tenet.cli.common import (
     add_max_isl_ops,
     add_output,
     add_set_argument,
+    add_silence_argument,
     color_for,
     emit,
     execution_options,
@@ -73,6 +74,7 @@ def add_parser(sub) -> None:
     add_function_argument(group)
     add_max_isl_ops(p, "isl operations limit per analysis")
     add_cost_arguments(p)
+    add_silence_argument(p)
     add_tile_argument(p)
     group = p.add_argument_group("search (--best)")
     group.add_argument(

@@ -11,6 +11,7 @@ from tenet.cli.common import (
     add_max_isl_ops,
     add_output,
     add_set_argument,
+    add_silence_argument,
     check_output,
     color_for,
     emit,
@@ -81,6 +82,7 @@ def add_parser(sub) -> None:
     )
     add_max_isl_ops(group, "isl operations limit per analysis (a dataflow over it is skipped)")
     add_cost_arguments(p)
+    add_silence_argument(p)
     group = add_output(p, ("table", "json"))
     group.add_argument(
         "--emit", metavar="DIR", help="write the front as dataflow YAML files DIR/dse-001.yaml, ..."

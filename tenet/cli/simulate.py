@@ -10,6 +10,7 @@ from tenet.cli.common import (
     add_cost_arguments,
     add_inputs,
     add_output,
+    add_silence_argument,
     emit,
     load_inputs,
     render_results,
@@ -38,6 +39,7 @@ def add_parser(sub) -> None:
         help=f"refuse problems with more instances (default {DEFAULT_MAX_INSTANCES:,})",
     )
     add_cost_arguments(p)
+    add_silence_argument(p)
     add_tile_argument(p)
     add_output(p)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from tenet.cli.common import add_inputs, add_output, emit, load_inputs
+from tenet.cli.common import add_inputs, add_output, add_silence_argument, emit, load_inputs
 
 EXAMPLE = "example: tenet validate -w gemm -a systolic-8x8 -d os-systolic-8x8"
 
@@ -25,6 +25,7 @@ def add_parser(sub) -> None:
         help="also keep the order of accumulations into one output element",
     )
     add_output(p, ("table", "json"))
+    add_silence_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:
