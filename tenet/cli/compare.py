@@ -228,6 +228,7 @@ def best_result(workload, arch, objective: str, args: argparse.Namespace) -> tup
             "evaluated": report.evaluated,
             "pruned": report.pruned,
             "legal": report.legal,
+            "over_capacity": report.over_capacity,
         },
     }
     return result, entry.analysis
