@@ -23,8 +23,6 @@ from tenet.util.isl_util import (
     sets_of,
 )
 
-KINDS = ("not_a_function", "outside_array", "pe_conflict", "dependence")
-
 
 @dataclass
 class Violation:

@@ -642,8 +642,8 @@ def network_front(layers: Sequence[LayerFront], objectives: Sequence[str]) -> li
         combined = []
         for vector, choice in partial:
             for entry in layer.result.pareto:
-                step = [_exact(v) for v in objective_vector(entry.analysis, objectives)]
-                total = tuple(a + layer.count * b for a, b in zip(vector, step))
+                one_run = [_exact(v) for v in objective_vector(entry.analysis, objectives)]
+                total = tuple(a + layer.count * b for a, b in zip(vector, one_run))
                 combined.append((total, {**choice, layer.layer: entry.name}))
         kept = pareto_indices([v for v, _ in combined])
         partial = [combined[i] for i in kept]

@@ -119,7 +119,7 @@ def analyze_network_symbolic(
             direct.append(n)
         else:
             groups.setdefault(key, []).append(n)
-    total_steps = len(groups) + len(direct)
+    total_tasks = len(groups) + len(direct)  # progress: one per family and direct layer
     done = 0
     runs: list[Analysis | None] = [None] * len(network.layers)
     families = []
@@ -136,7 +136,7 @@ def analyze_network_symbolic(
             )
         except InputError as exc:
             raise in_layer(exc, network.source, members[0], first.name) from None
-        counted = []
+        from_formulas = []  # the layers whose metrics the family's formulas give
         for n in members:
             layer = network.layers[n]
             sizes = {p: {**defaults, **layer.params}[p] for p in symbols}
@@ -146,19 +146,19 @@ def analyze_network_symbolic(
                 direct.append(n)
                 continue
             runs[n] = evaluated_analysis(template, values)
-            counted.append(layer.name)
+            from_formulas.append(layer.name)
         families.append(
-            Family(template.workload, template.dataflow, result["symbols"], fixed, counted)
+            Family(template.workload, template.dataflow, result["symbols"], fixed, from_formulas)
         )
         done += 1
         if progress:
-            progress(done, total_steps)
+            progress(done, total_tasks)
     for n in direct:
         layer = network.layers[n]
         runs[n] = layer_analysis(LayerJob(layer, n, arch, paths[n], max_isl_ops, network.source))
         done += 1
         if progress:
-            progress(done, max(done, total_steps))
+            progress(done, max(done, total_tasks))
     plain = network_result(network, arch, runs, [*network.notes, NOTE])
     return SymbolicNetworkResult(
         **vars(plain),

@@ -127,14 +127,19 @@ class Objective:
     spatial: bool = False
     plain: bool = False
     floor: Floor | None = None
-    json_value: Callable[[dict], int | float] | None = None
+    json_value: JsonValue | None = None
 
     def signed(self, value: float) -> float:
         """The value as the search compares it: smaller is better."""
         return -value if self.maximize else value
 
 
-def _json_traffic(data: dict) -> int:
+#: Reads an objective's number from the `analyze` JSON; `outermost` names the arch's outermost
+#: memory level (the JSON's levels[] name the level above each, not which one is outermost).
+JsonValue = Callable[[dict, "str | None"], "int | float"]
+
+
+def _json_traffic(data: dict, outermost: str | None = None) -> int:
     """Σ unique over every tensor side of the analyze JSON."""
     return sum(
         side["unique"]
@@ -144,24 +149,25 @@ def _json_traffic(data: dict) -> int:
     )
 
 
-def _json_dram(data: dict) -> int:
-    """levels[]: reads + writes of the level just inside the outermost one, else Σ unique."""
+def _json_dram(data: dict, outermost: str | None = None) -> int:
+    """levels[]: reads + writes of the level whose `above` is the outermost level, else Σ
+    unique."""
     for level in data.get("levels") or []:
-        if level.get("outermost_above"):
+        if outermost is not None and level["above"] == outermost:
             return level["reads"] + level["writes"]
     return _json_traffic(data)
 
 
-def _json_edp(data: dict) -> float:
+def _json_edp(data: dict, outermost: str | None = None) -> float:
     """cost.energy_pj.total × delay.hierarchy (delay.latency without it)."""
     delay = data["delay"]
     return data["cost"]["energy_pj"]["total"] * delay.get("hierarchy", delay["latency"])
 
 
-def _key(*path: str) -> Callable[[dict], int | float]:
+def _key(*path: str) -> JsonValue:
     """Reads data[path[0]][path[1]]... of the analyze JSON."""
 
-    def read(data: dict) -> int | float:
+    def read(data: dict, outermost: str | None = None) -> int | float:
         for part in path:
             data = data[part]
         return data
@@ -262,7 +268,9 @@ OBJECTIVES: dict[str, Objective] = {
             per_step=True,
             plain=True,
             floor=attrgetter("schedule_cycles"),  # delay.hierarchy >= delay.schedule
-            json_value=lambda data: data["delay"].get("hierarchy", data["delay"]["schedule"]),
+            json_value=lambda data, outermost=None: data["delay"].get(
+                "hierarchy", data["delay"]["schedule"]
+            ),
         ),
         Objective(
             "peak_ingress",

@@ -14,7 +14,6 @@ import pytest
 from tenet import analyze, load_arch, load_workload
 from tenet.analysis.validate import validate
 from tenet.errors import InputError
-from tenet.explore.dse import enumerate_candidates, explore
 from tenet.explore.candidate_counts import (
     SharedWork,
     StampRelations,
@@ -23,6 +22,7 @@ from tenet.explore.candidate_counts import (
     runs_in_order,
     shared_work,
 )
+from tenet.explore.dse import enumerate_candidates, explore
 from tenet.explore.objectives import OBJECTIVES, parse_objectives
 from tenet.explore.prune import FloorBasis, lower_bounds
 from tenet.explore.tasks import CandidateTask, count_task, signed_values

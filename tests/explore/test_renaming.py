@@ -11,13 +11,13 @@ import islpy as isl
 import pytest
 
 from tenet import analyze, load_arch, load_workload
-from tenet.explore.dse import enumerate_candidates, explore
 from tenet.explore.candidate_counts import (
     SharedWork,
     analyze_candidate,
     forget_shared_work,
     shared_work,
 )
+from tenet.explore.dse import enumerate_candidates, explore
 from tenet.explore.renaming import access_shape, box_domain, candidate_key
 from tenet.explore.space import Candidate, Loop, statement_loops
 from tenet.explore.tasks import CandidateTask, count_task, signed_values
