@@ -139,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
     analysis = analyze(workload, arch, dataflow, args.max_isl_ops, profile=args.profile)
     if args.verbose:
         sys.stderr.write(step_counting_note(analysis.step_counts) + "\n")
+        if analysis.hierarchy is not None:
+            sys.stderr.write(hierarchy_counting_note(analysis.hierarchy) + "\n")
     result = analysis.to_dict()
     if args.bound:
         from tenet.bounds.level_bound import dram_against_bound
@@ -159,6 +161,15 @@ def step_counting_note(counted) -> str:
         f"per-step words: {counted.pieces} piece(s) of in(t) and out(t) from barvinok; "
         f"{counted.enumerated_pieces} not quasi-affine, sliced at "
         f"{counted.enumerated_points} enumerated value(s) of the time coordinates they involve"
+    )
+
+
+def hierarchy_counting_note(hierarchy) -> str:
+    """How the time through the hierarchy was counted (`--verbose`)."""
+    return (
+        f"time through the hierarchy: {hierarchy.sliced_pieces} per-tile piece(s) not "
+        f"quasi-affine, sliced at {hierarchy.sliced_points} value(s) of the tile coordinates "
+        "they involve"
     )
 
 
