@@ -842,8 +842,8 @@ class _Candidates:
 
 
 def _candidates(problem: Problem, bypass: bool, within: int | None = None) -> _Candidates:
-    """The per-(choice, tiling) candidates; with `within`, only tilings whose buffer (when
-    every tensor is kept, the largest of any choice... per choice) fits `within` words."""
+    """The per-(choice, tiling) candidates; with `within`, only the tilings whose buffer for
+    that choice fits `within` words are costed (buffers do not depend on the order)."""
     tilings = _tilings(problem)
     choices = _choices(problem, bypass)
     dtype = count_dtype(problem)

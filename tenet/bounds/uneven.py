@@ -712,10 +712,11 @@ def _replayed_by(problem: Problem, order: Sequence[int], kept: Sequence[int]) ->
 IMPERFECT_BLOCK_ROWS = 1 << 20
 
 
-def _tile_blocks(options: list[list[int]], rows: int = IMPERFECT_BLOCK_ROWS):
+def _tile_blocks(options: list[list[int]], rows: int | None = None):
     """The tilings of `options` (one list of tiles per rank), C order, in blocks of at most
-    about `rows` rows: cut along the outermost rank with several options, which keeps the
-    order of the rows."""
+    about `rows` rows (IMPERFECT_BLOCK_ROWS): cut along the outermost rank with several
+    options, which keeps the order of the rows."""
+    rows = rows or IMPERFECT_BLOCK_ROWS
     total = prod(len(o) for o in options)
     if total <= rows:
         grids = np.meshgrid(*[np.array(o, dtype=np.int64) for o in options], indexing="ij")
