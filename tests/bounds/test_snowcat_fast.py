@@ -145,8 +145,8 @@ def test_imperfect_blocks_keep_the_row_order(monkeypatch):
 
 
 def test_conv_224_at_on_chip_capacity_by_hand():
-    # analyze --bound on conv2d K=C=16, OX=OY=224, 3x3 (systolic-8x8: 64 PEs x 16 words +
-    # 16,384 = 17,408 words). The mapping `outer ox1=224 | tile k0=16 c0=16 ox0=1 oy0=224
+    # analyze --bound on conv2d K=C=16, OX=OY=224, 3x3 (systolic-8x8: 64 PEs x 256 words +
+    # 1,024 = 17,408 words). The mapping `outer ox1=224 | tile k0=16 c0=16 ox0=1 oy0=224
     # rx0=3 ry0=3` holds W (16*16*3*3 = 2,304), an I window of 16 * 3 * 226 = 10,848 and an
     # O row of 16 * 224 = 3,584 words: 16,736 <= 17,408. W is fetched once; each step of ox
     # brings one new I row (16 * 226 words), so I moves 16 * 226 * 226 = 817,216 words once
