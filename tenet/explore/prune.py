@@ -11,15 +11,25 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tenet.explore.objectives import OBJECTIVES, PRUNABLE_OBJECTIVES, Floors
-from tenet.model.workload import SIDES
+from tenet.model.workload import SIDES, Workload
 from tenet.util.isl_util import count
 
 if TYPE_CHECKING:
-    from tenet.explore.candidate_counts import SharedWork
     from tenet.explore.space import DesignSpace, Enumerated
+    from tenet.model.arch import Arch
+
+
+class CountedWork(Protocol):
+    """What `FloorBasis.of` reads of `tenet.explore.candidate_counts.SharedWork`."""
+
+    workload: Workload
+    arch: Arch
+    instances: int
+
+    def size(self, obj: Any) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -39,7 +49,7 @@ class FloorBasis:
     first: dict[tuple[str, str], int] = field(default_factory=dict)  # per side (or 0)
 
     @classmethod
-    def of(cls, shared: SharedWork) -> FloorBasis:
+    def of(cls, shared: CountedWork) -> FloorBasis:
         """Every element a side touches is fetched at least once (its first stamp, lowest PE
         first, has no earlier step and no lower multicast sender), unless a forward link at
         distance 0 may serve that side (then the bound is 0)."""
