@@ -370,14 +370,31 @@ def simulate(
     cost: bool | None = None,
     memory_available: int | None = None,
 ) -> Analysis:
-    """Every metric of `analyze`, computed by enumeration (the test reference).
+    """Every metric of `analyze`, computed by enumeration (the test reference): the
+    `simulate_counts` assembled into the Analysis as `analyze`'s counts are
+    (`tenet.model.assemble`)."""
+    counts = simulate_counts(
+        workload, arch, dataflow, max_instances, progress, cost, memory_available
+    )
+    return assemble(counts, workload, arch, dataflow)
+
+
+def simulate_counts(
+    workload: Workload,
+    arch: Arch,
+    dataflow: Dataflow,
+    max_instances: int = DEFAULT_MAX_INSTANCES,
+    progress: Callable[[int, int], None] | None = None,
+    cost: bool | None = None,
+    memory_available: int | None = None,
+) -> Counts:
+    """Every count of `analyze` (`tenet.model.counting.count_bound`), by enumeration.
 
     `progress(done, total)` is called as the work advances: the enumeration of the instances
     is one step, each tensor side another. A problem whose estimated memory exceeds
     `memory_available` bytes (None: what the machine has free) is refused first. With `cost`
     (None: when the arch has components), the energy and area of docs/energy.md by
-    enumeration (`simulate_cost`). The counts are assembled into the Analysis as
-    `analyze`'s are (`tenet.model.assemble`)."""
+    enumeration (`simulate_cost`)."""
     check_size(workload, max_instances)
     bound = bind_dataflow(dataflow, workload, arch)
     check_memory(workload, arch, bound, memory_available)
@@ -416,7 +433,7 @@ def simulate(
         per_step["read"], per_step["write"], memory.word_bits, memory.bandwidth_bits
     )
     n_outside, example = run.outside_facts()
-    counts = Counts(
+    return Counts(
         instances=run.n_instances,
         stamps=run.n_stamps,
         active_pes=len(run.used_pes),
@@ -437,4 +454,3 @@ def simulate(
         actions=simulate_actions(run, arch, uses, volumes) if uses else None,
         area=area_counts_by_enumeration(run, arch) if uses else None,
     )
-    return assemble(counts, workload, arch, dataflow)

@@ -245,12 +245,29 @@ def analyze_bound(
     (`count_bound`), assembled into its Analysis (`assemble`). `dataflow` is the Dataflow
     or its name. With `cost` (None: when the arch has components), energy in pJ and area
     in µm² (docs/energy.md), DRAM priced from `dram_words`."""
-    if cost is None:
-        cost = arch.components is not None
     name = dataflow if isinstance(dataflow, str) else dataflow.name
     with operations_limit(max_operations, f"analyzing {name!r}", source):
+        if cost is None:
+            cost = arch.components is not None
         counts = count_bound(workload, arch, bound, per_step, profile, cost, dram_words, source)
         return assemble(counts, workload, arch, dataflow)
+
+
+def analyze_counts(
+    workload: Workload,
+    arch: Arch,
+    dataflow: Dataflow,
+    max_operations: int = DEFAULT_MAX_OPERATIONS,
+    per_step: bool = True,
+    profile: bool = False,
+    cost: bool | None = None,
+) -> Counts:
+    """The Counts that `analyze` assembles (`count_bound` of the bound dataflow)."""
+    bound = bind_dataflow(dataflow, workload, arch)
+    if cost is None:
+        cost = arch.components is not None
+    with operations_limit(max_operations, f"analyzing {dataflow.name!r}", dataflow.source):
+        return count_bound(workload, arch, bound, per_step, profile, cost, source=dataflow.source)
 
 
 def analyze(
