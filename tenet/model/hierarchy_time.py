@@ -20,6 +20,7 @@ constants, one per value of the tile coordinates it involves; how many is report
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -28,7 +29,7 @@ import islpy as isl
 
 from tenet.model.arch import Arch
 from tenet.model.levels import LevelMaps, LevelTraffic
-from tenet.model.schedule_time import affine_pieces
+from tenet.model.schedule_time import affine_pieces, combine_pw_affs
 from tenet.util.isl_util import count
 
 
@@ -67,27 +68,17 @@ class HierarchyTime:
     sliced_points: int = 0
 
 
-#: { [x] -> [c] : 0 <= c < x }: the points under a function, to sum it with barvinok.
-_BELOW = "{ [x] -> [c] : 0 <= c < x }"
-
-
-def _combine(parts: list[isl.PwAff], how: str) -> isl.PwAff | None:
-    """parts[0] ∘ parts[1] ∘ ... with `how` = union_add or union_max (pairwise, so that no
-    union grows one piece at a time); None when there are none."""
-    parts = [p for p in parts if p is not None]
-    while len(parts) > 1:
-        parts = [
-            getattr(parts[n], how)(parts[n + 1]) if n + 1 < len(parts) else parts[n]
-            for n in range(0, len(parts), 2)
-        ]
-    return parts[0].coalesce() if parts else None
+@functools.cache
+def _below() -> isl.Map:
+    """{ [x] -> [c] : 0 <= c < x }: the points under a function, to sum it with barvinok."""
+    return isl.Map("{ [x] -> [c] : 0 <= c < x }")
 
 
 def as_pw_aff(pw: isl.PwQPolynomial | None, tally: list[int]) -> isl.PwAff | None:
     """A per-tile count as a quasi-affine PwAff (pieces of higher degree sliced into
     constants, counted in `tally`)."""
     pieces = [isl.PwAff.alloc(d, a) for d, a in affine_pieces(pw, tally)]
-    return _combine(pieces, "union_add")
+    return combine_pw_affs(pieces, "union_add")
 
 
 def ceil_cycles(
@@ -99,14 +90,14 @@ def ceil_cycles(
     for domain, aff in affine_pieces(pw, tally):
         scaled = aff.scale_val(isl.Val(str(num))).scale_down_val(isl.Val(str(den))).ceil()
         parts.append(isl.PwAff.alloc(domain, scaled))
-    return _combine(parts, "union_add")
+    return combine_pw_affs(parts, "union_add")
 
 
 def sum_over(f: isl.PwAff | None) -> int:
     """Σ_x f(x) over the domain of a quasi-affine f >= 0: |{ (x, c) : 0 <= c < f(x) }|."""
     if f is None:
         return 0
-    below = isl.Map(_BELOW)
+    below = _below()
     total = 0
     for domain, aff in f.get_pieces():  # disjoint: counted one by one
         total += count(isl.Map.from_pw_aff(isl.PwAff.alloc(domain, aff)).apply_range(below))
@@ -125,14 +116,9 @@ def per_tile_sum(f: isl.PwAff, depth: int) -> isl.PwQPolynomial:
     return isl.PwQPolynomial.from_pw_aff(f).reset_domain_space(split.wrap()).sum()
 
 
-def _cycles_of(umap: isl.UnionMap | None, word_bits: int, b: Fraction) -> int:
-    """ceil(|umap| · word_bits / b) for a set of words moved at once."""
-    words = 0 if umap is None else count(umap)
+def _cycles(words: int, word_bits: int, b: Fraction) -> int:
+    """ceil(words · word_bits / b) for words moved at once."""
     return -(-words * word_bits * b.denominator // b.numerator)
-
-
-def _restricted(umap: isl.UnionMap | None, tiles: isl.UnionSet) -> isl.UnionMap | None:
-    return None if umap is None else umap.intersect_domain(tiles)
 
 
 def level_time(
@@ -142,24 +128,28 @@ def level_time(
     b: Fraction,
     double_buffered: bool,
     tally: list[int],
+    compute_cycles: int | None = None,
 ) -> tuple[isl.PwAff, int, int, int, int]:
     """(s, prologue + epilogue, Σ F, Σ D, Σ C) of one level, `compute` = C(u) on its used
-    tiles, b its boundary's bits per cycle."""
+    tiles, b its boundary's bits per cycle; `compute_cycles`, when given, is Σ C (known
+    already: Σ_t cost(t) for the innermost level, the inner level's Σ s further out)."""
     fill = ceil_cycles(maps.fill_words, word_bits, b, tally)
     drain = ceil_cycles(maps.drain_words, word_bits, b, tally)
     if double_buffered:
         coming = ceil_cycles(maps.next_fill_words, word_bits, b, tally)  # F(next u)
         leaving = ceil_cycles(maps.prev_drain_words, word_bits, b, tally)  # D(prev u)
-        transfer = _combine([coming, leaving], "union_add")
-        s = _combine([compute, transfer], "union_max")
+        transfer = combine_pw_affs([coming, leaving], "union_add")
+        s = combine_pw_affs([compute, transfer], "union_max")
+        # F(first) and D(last): the per-tile words at those two tiles
         first, last = maps.used_tiles.lexmin(), maps.used_tiles.lexmax()
-        ends = _cycles_of(_restricted(maps.fills, first), word_bits, b) + _cycles_of(
-            _restricted(maps.drains, last), word_bits, b
+        ends = _cycles(maps.words_at(maps.fill_words, first), word_bits, b) + _cycles(
+            maps.words_at(maps.drain_words, last), word_bits, b
         )
     else:
-        s = _combine([compute, fill, drain], "union_add")
+        s = combine_pw_affs([compute, fill, drain], "union_add")
         ends = 0
-    return s, ends, sum_over(fill), sum_over(drain), sum_over(compute)
+    computed = sum_over(compute) if compute_cycles is None else compute_cycles
+    return s, ends, sum_over(fill), sum_over(drain), computed
 
 
 def bound_by(total: int, step_cycles: int, time_steps: int, levels: tuple[LevelTime, ...]) -> str:
@@ -191,13 +181,14 @@ def hierarchy_time(
     out: list[LevelTime] = []
     ends_total = 0
     s = compute
+    wrapped = step_cycles  # Σ_u C(u) of the innermost level: every used step is in a tile
     for n, (traffic, maps) in enumerate(levels):
         if n:  # C(U) = Σ of the inner level's s over its tiles inside U
             compute = as_pw_aff(per_tile_sum(s, maps.depth), tally)
         b = by_name[traffic.above].bits_per_cycle(arch.clock_ghz)
         double = by_name[traffic.name].double_buffered
         s, ends, fills, drains, computed = level_time(
-            maps, compute, traffic.word_bits, b, double, tally
+            maps, compute, traffic.word_bits, b, double, tally, compute_cycles=wrapped
         )
         ends_total += ends
         wrapped = sum_over(s)

@@ -31,7 +31,7 @@ from tenet.errors import InputError
 from tenet.model.arch import Arch, MemoryLevel
 from tenet.model.dataflow import BoundDataflow
 from tenet.model.relations import time_predecessor
-from tenet.model.schedule_time import affine_pieces, peak
+from tenet.model.schedule_time import affine_pieces, combine_pw_affs, peak
 from tenet.model.workload import Workload
 from tenet.util.isl_util import count, simplify
 
@@ -221,16 +221,47 @@ def write_first_elements(
     time_map: isl.UnionMap, reads: isl.UnionMap | None, writes: isl.UnionMap | None
 ) -> isl.UnionSet | None:
     """The elements whose first access is a write: written at the first time stamp that
-    touches them and not read at it (within one instance, reads come before writes)."""
+    touches them and not read at it (within one instance, reads come before writes). With
+    no read access at all, that is every element written."""
     if writes is None:
         return None
+    if reads is None:
+        return writes.range()
     stamps_reverse = time_map.reverse()
     written_at = stamps_reverse.apply_range(writes).reverse()  # X -> T
-    read_at = None if reads is None else stamps_reverse.apply_range(reads).reverse()
-    first = simplify(_union(written_at, read_at).lexmin())
-    out = first.intersect(written_at).domain()
-    if read_at is not None:
-        out = out.subtract(first.intersect(read_at).domain())
+    read_at = stamps_reverse.apply_range(reads).reverse()
+    first = simplify(written_at.union(read_at).lexmin())
+    return first.intersect(written_at).domain().subtract(first.intersect(read_at).domain())
+
+
+@dataclass(frozen=True)
+class TensorAccess:
+    """One tensor's accesses (S -> X), the same at every level, and the elements whose first
+    access is a write (`write_first_elements`), found once for all levels."""
+
+    name: str
+    reads: isl.UnionMap | None
+    writes: isl.UnionMap | None
+    first_written: isl.UnionSet | None
+
+    @property
+    def accesses(self) -> isl.UnionMap:
+        return _union(self.reads, self.writes)
+
+    @functools.cached_property
+    def elements(self) -> int:
+        """How many elements the workload accesses."""
+        return count(self.accesses.range())
+
+
+def tensor_accesses(workload: Workload, time_map: isl.UnionMap) -> list[TensorAccess]:
+    """Every tensor's `TensorAccess`, in the workload's order."""
+    out = []
+    for tensor in workload.tensors:
+        reads, writes = workload.access(tensor, "read"), workload.access(tensor, "write")
+        out.append(
+            TensorAccess(tensor, reads, writes, write_first_elements(time_map, reads, writes))
+        )
     return out
 
 
@@ -238,11 +269,87 @@ def write_first_elements(
 class TensorMaps:
     """One tensor at one level, as relations Tile -> X: its footprint F_X, the words that
     fill a tile from the level above (its entries that are reads) and the words written
-    back at the exits after a tile."""
+    back at the exits after a tile; `first_tile` (X -> Tile) is the first tile of each
+    write-first element."""
 
     footprint: isl.UnionMap
     fills: isl.UnionMap
     drains: isl.UnionMap | None
+    first_tile: isl.UnionMap | None = None
+
+
+def tensor_maps(
+    instance_tile: isl.UnionMap,
+    prev: isl.UnionMap,
+    tiles_le: isl.UnionMap,
+    access: TensorAccess,
+    inner_first_tile: tuple[isl.UnionMap, isl.UnionMap] | None = None,
+) -> TensorMaps:
+    """The relations of one tensor at one level: fills = the entries F_X \\ (prev ; F_X) less
+    each write-first element's first entry; drains = { exits (u, e) : e written in some
+    tile w, s(u,e) <= w <= u }, s(u, e) the stay's entry. `tiles_le` = { u -> v : v <= u }
+    over the used tiles.
+
+    When there are as many entries as elements, each element enters once: its one entry is
+    its first, and its one stay holds every tile that touches it, so an exit writes back
+    exactly when the element is written at all. Otherwise a write-first element's first
+    tile is the lexmin of F_X⁻¹, or, given `inner_first_tile` = (its first tile at a level
+    inside, the map from that level's tiles to their prefix here), the prefix of the inner
+    one (the prefix of a lexmin is the lexmin of the prefixes). A tensor that is never read
+    is written in every tile that touches it, so each of its exits writes back."""
+    to_tile = instance_tile.reverse()
+    footprint = simplify(to_tile.apply_range(access.accesses))  # Tile -> X
+    entries = simplify(footprint.subtract(prev.apply_range(footprint)))
+    if access.writes is None:
+        return TensorMaps(footprint, entries, None)
+    exits = simplify(footprint.subtract(prev.reverse().apply_range(footprint)))
+    if count(entries) == access.elements:  # one stay per element
+        if access.reads is None:  # every element is written first, in every stay
+            return TensorMaps(footprint, entries.subtract(entries), exits, entries.reverse())
+        first_entries = entries.intersect_range(access.first_written)
+        fills = entries.subtract(first_entries)
+        written = access.writes.range()
+        return TensorMaps(footprint, fills, exits.intersect_range(written), first_entries.reverse())
+    # a write-first element's first entry is at its first tile: no read there
+    if inner_first_tile is not None:
+        first_tile = inner_first_tile[0].apply_range(inner_first_tile[1])
+    elif access.reads is None:
+        first_tile = footprint.reverse().lexmin()
+    else:
+        first_tile = footprint.reverse().intersect_domain(access.first_written).lexmin()
+    fills = simplify(entries.subtract(first_tile.reverse()))
+    if access.reads is None:
+        return TensorMaps(footprint, fills, exits, first_tile)
+    written = simplify(to_tile.apply_range(access.writes))  # Tile -> X, tiles that write it
+    return TensorMaps(
+        footprint, fills, written_stays(exits, entries, written, tiles_le), first_tile
+    )
+
+
+def written_stays(
+    exits: isl.UnionMap, entries: isl.UnionMap, written: isl.UnionMap, tiles_le: isl.UnionMap
+) -> isl.UnionMap:
+    """The exits (u, e) after which e is written back: e written in some tile w with
+    s(u, e) <= w <= u, s(u, e) the stay's entry (the lexmax of the entries of e at or before
+    u). An exit whose own tile writes e (w = u) needs no search; only the others look for
+    the stay's entry and a write inside it."""
+    direct = exits.intersect(written)
+    rest = exits.subtract(written)
+    if rest.is_empty():
+        return simplify(direct)
+    same_element = rest.range_map()  # [u -> e] -> e
+    at_or_before = rest.domain_map().apply_range(tiles_le)  # [u -> e] -> v, v <= u
+    stay_entry = simplify(
+        same_element.apply_range(entries.reverse()).intersect(at_or_before).lexmax()
+    )  # [u -> e] -> s(u, e)
+    since_entry = stay_entry.apply_range(tiles_le.reverse())  # [u -> e] -> w, w >= s
+    dirty = (
+        same_element.apply_range(written.reverse())
+        .intersect(at_or_before)
+        .intersect(since_entry)
+        .domain()
+    )
+    return simplify(direct.union(dirty.unwrap()))
 
 
 def tensor_traffic(
@@ -253,46 +360,11 @@ def tensor_traffic(
     reads: isl.UnionMap | None,
     writes: isl.UnionMap | None,
 ) -> tuple[int, int, TensorMaps]:
-    """(reads, writes, maps) of one tensor at one level: reads = |fills|, the entries less
-    each write-first element's first entry; writes = |{ exits (u, e) : e written in some
-    tile w, s(u,e) <= w <= u }|, s(u, e) the stay's entry. `tiles_le` = { u -> v : v <= u }
-    over the used tiles."""
-    to_tile = instance_tile.reverse()
-    footprint = simplify(to_tile.apply_range(_union(reads, writes)))  # Tile -> X
-    entries = simplify(footprint.subtract(prev.apply_range(footprint)))
-    fills = entries
-    first_written = write_first_elements(time_map, reads, writes)
-    if first_written is not None:
-        # a write-first element's first entry is at its first tile: no read there
-        first_tile = footprint.reverse().lexmin().intersect_domain(first_written)
-        fills = simplify(entries.subtract(first_tile.reverse()))
-    drains = None
-    if writes is not None:
-        written = simplify(to_tile.apply_range(writes))  # Tile -> X, tiles that write it
-        exits = simplify(footprint.subtract(prev.reverse().apply_range(footprint)))
-        same_element = exits.range_map()  # [u -> e] -> e
-        at_or_before = exits.domain_map().apply_range(tiles_le)  # [u -> e] -> v, v <= u
-        stay_entry = simplify(
-            same_element.apply_range(entries.reverse()).intersect(at_or_before).lexmax()
-        )  # [u -> e] -> s(u, e)
-        since_entry = stay_entry.apply_range(tiles_le.reverse())  # [u -> e] -> w, w >= s
-        dirty = (
-            same_element.apply_range(written.reverse())
-            .intersect(at_or_before)
-            .intersect(since_entry)
-            .domain()
-        )
-        drains = simplify(dirty.unwrap())
-    n_writes = 0 if drains is None else count(drains)
-    return count(fills), n_writes, TensorMaps(footprint, fills, drains)
-
-
-def max_per_tile(footprints: isl.UnionMap) -> tuple[int, bool]:
-    """(max_u Σ_X |F_X(u)|, exact): the per-tile count is barvinok's card() of the union of
-    the footprints (see `max_of_counts`)."""
-    pieces: list[isl.PwQPolynomial] = []
-    footprints.card().foreach_pw_qpolynomial(pieces.append)
-    return max_of_counts(pieces)
+    """(reads, writes, maps) of one tensor at one level: reads = |fills|, writes = |drains|
+    (`tensor_maps`)."""
+    access = TensorAccess("", reads, writes, write_first_elements(time_map, reads, writes))
+    maps = tensor_maps(instance_tile, prev, tiles_le, access)
+    return count(maps.fills), 0 if maps.drains is None else count(maps.drains), maps
 
 
 def max_of_counts(pieces: list[isl.PwQPolynomial]) -> tuple[int, bool]:
@@ -303,8 +375,11 @@ def max_of_counts(pieces: list[isl.PwQPolynomial]) -> tuple[int, bool]:
     best, exact = 0, True
     for pw in pieces:
         for domain, qp in pw.get_pieces():
+            if qp.isa_aff():
+                best = max(best, peak([(domain, qp.as_aff())]))
+                continue
             single = isl.PwQPolynomial.alloc(domain, qp)
-            if not qp.isa_aff() and _slice_points(domain, qp) > MAX_SLICED_TILES:
+            if _slice_points(domain, qp) > MAX_SLICED_TILES:
                 # isl's bound: `tight` says some tile attains it (isl_pw_qpolynomial_bound)
                 bound, tight = single.bound(isl.fold.max)
                 value = bound.eval(isl.Point.zero(bound.get_domain_space())).to_python()
@@ -324,7 +399,36 @@ def per_tile_words(umap: isl.UnionMap | None) -> isl.PwQPolynomial | None:
     umap.card().foreach_pw_qpolynomial(pieces.append)
     for pw in pieces:
         out = pw if out is None else out.add(pw)
-    return out
+    return _merged(out)
+
+
+def _merged(pw: isl.PwQPolynomial | None) -> isl.PwQPolynomial | None:
+    """`pw` with its pieces merged (isl's coalesce) when every piece is quasi-affine (the
+    pieces of higher degree are left as they are: they are sliced one by one)."""
+    if pw is None or not all(qp.isa_aff() for _, qp in pw.get_pieces()):
+        return pw
+    return pw.coalesce()
+
+
+def shifted_words(
+    words: isl.PwQPolynomial | None, umap: isl.UnionMap | None, step: isl.UnionMap
+) -> isl.PwQPolynomial | None:
+    """u -> words(step(u)) = |umap(step(u))| for a function `step` between used tiles (next
+    or prev) and `words` = `per_tile_words(umap)`: when every piece of `words` is
+    quasi-affine, `words` pulled back through `step` (isl); otherwise barvinok's card() of
+    step ; umap. None when there are no such words."""
+    if words is None or umap is None or step.is_empty():
+        return None
+    pieces = words.get_pieces()
+    if all(qp.isa_aff() for _, qp in pieces):
+        function = combine_pw_affs(
+            [isl.PwAff.alloc(domain, qp.as_aff()) for domain, qp in pieces], "union_add"
+        )
+        moved = function.pullback_pw_multi_aff(
+            isl.PwMultiAff.from_map(isl.Map.from_union_map(step))
+        )
+        return isl.PwQPolynomial.from_pw_aff(moved)
+    return per_tile_words(step.apply_range(umap))
 
 
 def _slice_points(domain: isl.Set, qp: isl.QPolynomial) -> int:
@@ -342,7 +446,8 @@ class LevelMaps:
     (tenet.model.hierarchy_time): the tile map τ (T -> Tile), the used tiles, prev
     (Tile -> Tile), and the words that fill each tile and drain after it (Tile -> X, all
     tensors; a tensor's elements keep its name). The per-tile counts of these words are
-    counted once, when first asked for."""
+    counted once, when first asked for, and shared by the double-buffered capacity and
+    the time through the hierarchy."""
 
     depth: int
     tau: isl.UnionMap
@@ -364,16 +469,19 @@ class LevelMaps:
     @functools.cached_property
     def next_fill_words(self) -> isl.PwQPolynomial | None:
         """u -> |fills(next u)| (tiles with a next)."""
-        return (
-            None
-            if self.fills is None
-            else per_tile_words(self.prev.reverse().apply_range(self.fills))
-        )
+        return shifted_words(self.fill_words, self.fills, self.prev.reverse())
 
     @functools.cached_property
     def prev_drain_words(self) -> isl.PwQPolynomial | None:
         """u -> |drains(prev u)| (tiles with a prev)."""
-        return None if self.drains is None else per_tile_words(self.prev.apply_range(self.drains))
+        return shifted_words(self.drain_words, self.drains, self.prev)
+
+    def words_at(self, words: isl.PwQPolynomial | None, tile: isl.UnionSet) -> int:
+        """words(u) at the one tile `tile` (0 where `words` is not defined)."""
+        if words is None or tile.is_empty():
+            return 0
+        point = isl.Set.from_union_set(tile).sample_point()
+        return int(words.eval(point).to_python())
 
 
 def level_traffic(
@@ -387,17 +495,29 @@ def level_traffic(
     return [traffic for traffic, _ in level_traffic_maps(workload, arch, bound, source)]
 
 
+def prefix_map(depth: int, outer: int) -> isl.UnionMap:
+    """{ Tile[u_0, ..., u_{depth-1}] -> Tile[u_0, ..., u_{outer-1}] }: a tile of depth
+    `depth` to the tile of depth `outer` <= depth that holds it."""
+    dims = [f"u{k}" for k in range(depth)]
+    return isl.UnionMap(f"{{ Tile[{', '.join(dims)}] -> Tile[{', '.join(dims[:outer])}] }}")
+
+
 def level_traffic_maps(
     workload: Workload,
     arch: Arch,
     bound: BoundDataflow,
     source: str | None = None,
 ) -> list[tuple[LevelTraffic, LevelMaps]]:
-    """`level_traffic`, each level with its relations (`LevelMaps`)."""
+    """`level_traffic`, each level with its relations (`LevelMaps`). What does not depend
+    on the level (the accesses, the write-first elements) is found once; a write-first
+    element's first tile at an outer level is the prefix of its first tile inside."""
     tiles = bound.tiles
     if not tiles:
         return []
     chosen = check_tile_depths(tiles, arch.levels, bound.time_tuple[1], source, bound.tile_flags)
+    accesses = tensor_accesses(workload, bound.time_map)
+    first_tiles: dict[str, isl.UnionMap] = {}  # of the level inside, by tensor
+    inner_depth = None
     out = []
     for index, depth in chosen:
         level, above = arch.levels[index], arch.levels[index + 1]
@@ -406,26 +526,34 @@ def level_traffic_maps(
         used_tiles = simplify(instance_tile.range())
         prev = time_predecessor(used_tiles)
         tiles_le = used_tiles.lex_ge_union_set(used_tiles)  # u -> v with v <= u
+        outward = None if inner_depth is None else prefix_map(inner_depth, depth)
         per_tensor: dict[str, tuple[int, int]] = {}
         footprints = fills = drains = None
-        for tensor in workload.tensors:
-            r, w, maps = tensor_traffic(
+        for access in accesses:
+            inner = first_tiles.get(access.name)
+            maps = tensor_maps(
                 instance_tile,
                 prev,
                 tiles_le,
-                bound.time_map,
-                workload.access(tensor, "read"),
-                workload.access(tensor, "write"),
+                access,
+                None if inner is None or outward is None else (inner, outward),
             )
-            per_tensor[tensor] = (r, w)
+            if maps.first_tile is not None:
+                first_tiles[access.name] = maps.first_tile
+            per_tensor[access.name] = (
+                count(maps.fills),
+                0 if maps.drains is None else count(maps.drains),
+            )
             footprints = _union(footprints, maps.footprint)
             fills = _union(fills, maps.fills)
             drains = _union(drains, maps.drains)
+        inner_depth = depth
         maps = LevelMaps(depth, tau, used_tiles, prev, fills, drains)
-        single, exact_single = max_per_tile(footprints)
+        words = per_tile_words(footprints)
+        single, exact_single = max_of_counts([] if words is None else [words])
         needed, exact = single, exact_single
         if level.double_buffered:
-            needed, exact = double_buffered_capacity(footprints, maps)
+            needed, exact = double_buffered_capacity(footprints, maps, words)
         out.append(
             (
                 LevelTraffic(
@@ -449,13 +577,30 @@ def level_traffic_maps(
     return out
 
 
-def double_buffered_capacity(footprints: isl.UnionMap, maps: LevelMaps) -> tuple[int, bool]:
+def double_buffered_capacity(
+    footprints: isl.UnionMap, maps: LevelMaps, words: isl.PwQPolynomial | None = None
+) -> tuple[int, bool]:
     """(max_u [Σ_X |F_X(u)| + fill words of next(u) + drain words of prev(u)], exact): a
-    double-buffered level holds tile u while next(u) arrives and prev(u) still leaves."""
-    total = per_tile_words(footprints)
-    for words in (maps.next_fill_words, maps.prev_drain_words):
-        if words is not None:
-            total = words if total is None else total.add(words)
+    double-buffered level holds tile u while next(u) arrives and prev(u) still leaves.
+    `words`, when given, is Σ_X |F_X(u)| (`per_tile_words(footprints)`) counted already.
+    When the three are quasi-affine on every piece, their sum is one (isl's union_add of
+    quasi-affine functions) and its maximum isl's, piece by piece."""
+    total = per_tile_words(footprints) if words is None else words
+    parts = [p for p in (total, maps.next_fill_words, maps.prev_drain_words) if p is not None]
+    pieces = [piece for part in parts for piece in part.get_pieces()]
+    if all(qp.isa_aff() for _, qp in pieces):
+        as_affs = [
+            combine_pw_affs(
+                [isl.PwAff.alloc(d, qp.as_aff()) for d, qp in part.get_pieces()],
+                "union_add",
+                tidy=False,
+            )
+            for part in parts
+        ]
+        summed = combine_pw_affs(as_affs, "union_add", tidy=False)
+        return (0 if summed is None else peak(summed.get_pieces())), True
+    for extra in parts[1:]:
+        total = extra if total is None else total.add(extra)
     return max_of_counts([] if total is None else [total])
 
 

@@ -149,12 +149,22 @@ def _cycles(
         parts.append(isl.PwAff.alloc(domain, scaled.ceil()))
     for cycles, domain in constant.items():
         parts.append(isl.PwAff.alloc(domain, _constant(domain, isl.Val(cycles))))
-    while len(parts) > 1:  # pairwise, so that no union grows one piece at a time
-        parts = [
-            parts[n].union_add(parts[n + 1]) if n + 1 < len(parts) else parts[n]
-            for n in range(0, len(parts), 2)
+    return combine_pw_affs(parts, "union_add", tidy=False)
+
+
+def combine_pw_affs(parts: list[isl.PwAff | None], how: str, tidy: bool = True) -> isl.PwAff | None:
+    """parts[0] ∘ parts[1] ∘ ... with `how` = "union_add" or "union_max" (absent = 0 for
+    a sum, no bound for a max), pairwise, so that no union grows one piece at a time; then
+    coalesced unless `tidy` is False. None when there are no parts."""
+    present = [p for p in parts if p is not None]
+    while len(present) > 1:
+        present = [
+            getattr(present[n], how)(present[n + 1]) if n + 1 < len(present) else present[n]
+            for n in range(0, len(present), 2)
         ]
-    return parts[0] if parts else None
+    if not present:
+        return None
+    return present[0].coalesce() if tidy else present[0]
 
 
 def _sum_over(pw_aff: isl.PwAff) -> int:
