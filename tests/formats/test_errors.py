@@ -33,7 +33,7 @@ from tenet.cli import main
 from tenet.formats.presets import find_arch, find_dataflow, find_workload
 from tenet.model.dataflow import bind_dataflow
 
-from ..helpers import GEMM_OS_ARGS, SMALL_GEMM_ARGS, run_cli
+from ..helpers import GEMM_OS_ARGS, SMALL_GEMM_ARGS, run_cli, write_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKLOADS = ROOT / "workloads"
@@ -1179,3 +1179,72 @@ def test_subprocess_not_a_function_and_bad_set(inputs):
     assert_process_input_error(proc, str(path), "space", "tenet validate")
     proc = run_tenet(*inputs.args("--set", "M=abc"))
     assert_process_input_error(proc, "--set", "'abc'")
+
+
+# ------------------------------------- YAML keys given twice, maps of no instance, unset parameters
+
+
+@pytest.mark.parametrize(
+    "flag, text, key",
+    [
+        (
+            "-w",
+            'name: g\nparams: {M: 4}\neinsum: "C[i] += A[i]"\nbounds: {i: M}\nparams: {M: 8}\n',
+            "params: key given twice (line 2 and line 5)",
+        ),
+        (
+            "-a",
+            "name: a\npe: {shape: [8, 8]}\nmemory:\n  word_bits: 16\n  word_bits: 8\n",
+            "word_bits: key given twice (line 4 and line 5)",
+        ),
+    ],
+)
+def test_a_yaml_key_given_twice_is_an_error_naming_it(flag, text, key, capsys, tmp_path):
+    path = tmp_path / "input.yaml"
+    path.write_text(text)
+    args = {"-w": ["-w", path, "-a", "systolic-8x8"], "-a": ["-w", "gemm", "-a", path]}[flag]
+    rc, out, err = run_cli(["analyze", *args, "-d", "gemm/os-systolic-8x8"], capsys)
+    assert rc == 2 and out == ""
+    assert err == f"tenet: error: {path}: {key}; YAML would keep only the last one\n"
+
+
+def test_yaml_anchors_merges_and_repeated_values_still_load(tmp_path):
+    from tenet.util.io import load_yaml
+
+    path = tmp_path / "ok.yaml"
+    path.write_text("a: {x: 1, y: 2}\nb: [1, 1]\nc: &m {p: 1}\nd:\n  <<: *m\n  q: 2\n")
+    assert load_yaml(path) == {
+        "a": {"x": 1, "y": 2},
+        "b": [1, 1],
+        "c": {"p": 1},
+        "d": {"p": 1, "q": 2},
+    }
+
+
+def test_dataflow_maps_that_hold_no_instance_say_so(tmp_path, capsys):
+    """A dataflow whose maps hold no instance of the domain (a condition nothing meets):
+    one line saying so, naming the map (`time`), exit 2 (not a message ending in 'got ')."""
+    flow = write_yaml(
+        tmp_path,
+        "d",
+        {
+            "name": "empty",
+            "space": "{ S[i,j,k] -> PE[i % 8, j % 8] : i < 0 }",
+            "time": "{ S[i,j,k] -> T[k] : i < 0 }",
+        },
+    )
+    rc, out, err = run_cli(
+        ["analyze", "-w", "gemm", "-a", "systolic-8x8", "-d", flow, "--set", "M=8"], capsys
+    )
+    assert rc == 2 and not out
+    assert len(err.strip().splitlines()) == 1 and "maps no instance" in err and "time" in err
+
+
+def test_einsum_bound_with_an_undeclared_parameter_says_it_has_no_value(tmp_path, capsys):
+    """`bounds: {i: M}` with no `params`: one line naming `bounds.i` and saying M has no
+    value (not an isl syntax error)."""
+    path = write_yaml(tmp_path, "w", {"name": "w", "einsum": "C[i] += A[i]", "bounds": {"i": "M"}})
+    rc, out, err = run_cli(["workload", "show", "-w", path], capsys)
+    assert rc == 2 and not out
+    assert len(err.strip().splitlines()) == 1
+    assert "bounds.i" in err and "parameter 'M' has no value" in err
