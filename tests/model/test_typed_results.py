@@ -169,6 +169,26 @@ def test_from_dict_refuses_numbers_of_another_arch(gemm_analysis, tmp_path):
 
 
 def test_json_numbers_are_the_attributes(gemm_analysis):
+    """The JSON numbers are the attributes, and both are the hand counts of the 8x8x32 GEMM,
+    output stationary on the 8x8 array (T[0, 0, i + j + k], word 16 bits, port 64 bits, so
+    4 words a cycle, avg_latency 16; energy weights mac 1.0, l1 1.68, l2 18.61):
+
+    * instances 8*8*32 = 2,048 on 64 PEs: compute = 2,048 / 64 = 32; steps: i + j + k runs
+      over 0..45, so 46.
+    * A[i,k] (256 values) enters PE[i, 0] and moves right: unique 256, spatial 7*256 =
+      1,792; B likewise; C[i,j] (64 values) stays in its PE: unique 64, temporal 2,048 - 64.
+    * ingress = floor((256 + 256)*16/64) + 16 - 1 = 143; egress = floor(64*16/64) + 15 = 31;
+      latency = max(143, 31, 32) = 143 = overlapped (max(46, 143, 31)).
+    * per step s: in(s) = 2n, n = #{(i, k): i + k = s} (A enters PE[i, 0] at step i + k,
+      B PE[0, j] at j + k), out(s) = #{(i, j): i + j = s} (C counts at its first write,
+      k = 0). A step costs max(1, ceil(in/4), ceil(out/4)) = ceil(n/2) for n = 1..8 at
+      s = 0..7 (20), 4 at s = 8..31 (24*4 = 96), ceil(n/2) for n = 7..1 at s = 32..38 (16),
+      1 at s = 39..45 (7): schedule = 20 + 96 + 16 + 7 + 15 = 154. Peaks: in 2*8 = 16, out
+      8 (s = 7); averages 512/46 and 64/46 words a step.
+    * IBW = (1,792 + 1,792 + 0) / 32 = 112; SBW = (256 + 256 + 64) / 32 = 18.
+    * energy = 2,048*1.0 + 1.68*(l1 reads + writes = 2*3*2,048) + 18.61*(l2 reads + writes
+      = 2*(256 + 256 + 64)) = 2,048 + 20,643.84 + 21,438.72 = 44,130.56.
+    """
     analysis, _ = gemm_analysis
     data = analysis.to_dict()
     assert data["delay"] == {
@@ -180,8 +200,24 @@ def test_json_numbers_are_the_attributes(gemm_analysis):
         "schedule": analysis.schedule_delay,
         "overlapped": analysis.overlapped_delay,
     }
+    assert data["delay"] == {
+        "ingress": 143,
+        "egress": 31,
+        "compute": 32,
+        "latency": 143,
+        "steps": 46,
+        "schedule": 154,
+        "overlapped": 143,
+    }
+    assert all(type(v) is int for v in data["delay"].values())
     assert data["utilization"] == analysis.utilization and data["energy"] == analysis.energy
+    assert data["utilization"] == 2048 / (64 * 143)
+    l1_words, l2_words = 2 * 3 * 2048, 2 * (256 + 256 + 64)
+    by_hand = 2048 + Fraction("1.68") * l1_words + Fraction("18.61") * l2_words
+    assert analysis.energy_exact == by_hand == Fraction("44130.56")
+    assert data["energy"] == float(Fraction("44130.56"))
     assert data["utilization_schedule"] == analysis.utilization_schedule
+    assert data["utilization_schedule"] == 2048 / (64 * 154)
     assert data["bandwidth"] == {
         "ibw": analysis.ibw,
         "sbw": analysis.sbw,
@@ -189,6 +225,14 @@ def test_json_numbers_are_the_attributes(gemm_analysis):
         "peak_egress": analysis.peak_egress,
         "avg_ingress": analysis.avg_ingress,
         "avg_egress": analysis.avg_egress,
+    }
+    assert data["bandwidth"] == {
+        "ibw": 112.0,
+        "sbw": 18.0,
+        "peak_ingress": 16,
+        "peak_egress": 8,
+        "avg_ingress": 512 / 46,
+        "avg_egress": 64 / 46,
     }
     # The bandwidth sums add the per-side floats in JSON order, as before.
     ibw = 0.0
