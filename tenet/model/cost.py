@@ -28,6 +28,7 @@ from tenet.model.fieldwise import Fieldwise
 from tenet.model.levels import LevelTraffic
 from tenet.model.relations import SpaceTime
 from tenet.model.side_trace import SideTrace
+from tenet.model.warning_kinds import AnalysisWarning
 from tenet.util.isl_util import count
 
 #: A hop or span length that is not an integer number of pitches (√2 for a diagonal) is
@@ -671,8 +672,6 @@ def level_cost_warnings(arch: Arch, tiled: set[str]) -> list[str]:
     """What the priced memory levels leave out: a level below the outermost without a tile
     depth (its words with the level above are not counted, so not priced), and a scratchpad
     whose priced size is not levels[0]'s capacity or not memory.l2_words."""
-    from tenet.model.checks import AnalysisWarning  # checks imports the relations
-
     if arch.components is None or not arch.levels:
         return []
     out = []

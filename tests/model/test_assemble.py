@@ -123,3 +123,10 @@ def test_analysis_is_built_in_one_place():
         if path.name != "results.py" and (n := constructions(path.read_text()))
     }
     assert found == {"model/assemble.py": 1}
+
+
+def test_warning_kinds_keep_their_old_import_path():
+    from tenet.model import checks, warning_kinds
+
+    for name in ("AnalysisWarning", "WARNING_KINDS", "SUSPECT_KINDS", "warning_kind", "with_kinds"):
+        assert getattr(checks, name) is getattr(warning_kinds, name)
