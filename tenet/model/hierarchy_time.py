@@ -97,23 +97,59 @@ def sum_over(f: isl.PwAff | None) -> int:
     """Σ_x f(x) over the domain of a quasi-affine f >= 0: |{ (x, c) : 0 <= c < f(x) }|."""
     if f is None:
         return 0
-    below = _below()
     total = 0
     for domain, aff in f.get_pieces():  # disjoint: counted one by one
-        total += count(isl.Map.from_pw_aff(isl.PwAff.alloc(domain, aff)).apply_range(below))
+        if aff.is_cst():  # a constant c: ceil(c) values of c' below it at each point
+            below = int(aff.get_constant_val().ceil().to_python())
+            total += below * count(domain) if below > 0 else 0
+            continue
+        total += count(isl.Map.from_pw_aff(isl.PwAff.alloc(domain, aff)).apply_range(_below()))
     return total
 
 
 def per_tile_sum(f: isl.PwAff, depth: int) -> isl.PwQPolynomial:
     """U -> Σ_{x : x_0..x_{depth-1} = U} f(x) for f >= 0 on a set space X[x_0, ..., x_{n-1}]:
     the tile U is the first `depth` coordinates; barvinok sums f's quasi-polynomial over
-    the others (isl_pw_qpolynomial_sum on the domain read as [Tile[U] -> [rest]])."""
+    the others (isl_pw_qpolynomial_sum on the domain read as [Tile[U] -> [rest]]). When
+    every piece is a product (its tiles) × (its other coordinates) with a function of the
+    other coordinates alone, each piece adds one constant, its sum over the others, on
+    its tiles (`product_piece_sums`)."""
+    fast = product_piece_sums(f, depth)
+    if fast is not None:
+        return fast
     n = f.dim(isl.dim_type.in_)
     dims = [f"x{k}" for k in range(n)]
     split = isl.Map(
         f"{{ Tile[{', '.join(dims[:depth])}] -> [{', '.join(dims[depth:])}] }}"
     ).get_space()
     return isl.PwQPolynomial.from_pw_aff(f).reset_domain_space(split.wrap()).sum()
+
+
+def product_piece_sums(f: isl.PwAff, depth: int) -> isl.PwQPolynomial | None:
+    """`per_tile_sum` when every piece (D, a) of f has D = P × R, P its shadow on the first
+    `depth` coordinates and R on the others, and a involves none of the first `depth`:
+    then Σ_{x ∈ D, x_tile = U} a(x) = Σ_{r ∈ R} a(r) for U ∈ P (a barvinok count, as in
+    `sum_over`), and the pieces add up. None when some piece is not of that form."""
+    n = f.dim(isl.dim_type.in_)
+    total: isl.PwQPolynomial | None = None
+    for domain, aff in f.get_pieces():
+        if aff.involves_dims(isl.dim_type.in_, 0, depth):
+            return None
+        tiles = domain.project_out(isl.dim_type.set, depth, n - depth)
+        rest = domain.project_out(isl.dim_type.set, 0, depth)
+        product = tiles.insert_dims(isl.dim_type.set, depth, n - depth).intersect(
+            rest.insert_dims(isl.dim_type.set, 0, depth)
+        )
+        if not product.is_equal(domain.reset_tuple_id()):
+            return None
+        value = sum_over(isl.PwAff.alloc(rest, aff.drop_dims(isl.dim_type.in_, 0, depth)))
+        on_tiles = tiles.set_tuple_name("Tile")
+        constant = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(on_tiles.get_space()))
+        piece = isl.PwQPolynomial.from_pw_aff(
+            isl.PwAff.alloc(on_tiles, constant.set_constant_val(isl.Val(value)))
+        )
+        total = piece if total is None else total.add(piece)
+    return total
 
 
 def _cycles(words: int, word_bits: int, b: Fraction) -> int:
