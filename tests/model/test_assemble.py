@@ -130,3 +130,16 @@ def test_warning_kinds_keep_their_old_import_path():
 
     for name in ("AnalysisWarning", "WARNING_KINDS", "SUSPECT_KINDS", "warning_kind", "with_kinds"):
         assert getattr(checks, name) is getattr(warning_kinds, name)
+
+
+def test_analysis_at_equals_the_evaluated_template():
+    """`analysis_at` (closed forms -> Counts -> assemble) gives what `evaluated_analysis`
+    (a template at another size, updated from the evaluated metrics) gives."""
+    from tenet.analysis.symbolic import evaluate_symbolic, evaluated_analysis
+
+    workload, arch, dataflow = case("os-systolic")
+    result = symbolic_analysis(workload, arch, dataflow, {"K": 6})
+    template = analyze(workload, arch, dataflow)
+    for params in ({"M": 10, "N": 9}, {"M": 17, "N": 3}):
+        old = evaluated_analysis(template, evaluate_symbolic(result, params))
+        assert analysis_at(result, params, workload, arch, dataflow).to_dict() == old.to_dict()
