@@ -39,8 +39,10 @@ from tenet.explore.prune import FloorBasis, PartialFloor
 from tenet.explore.renaming import LoopRenaming, candidate_key
 from tenet.explore.space import Candidate
 from tenet.model.arch import Arch
-from tenet.model.checks import dataflow_warnings, idle_links, outside_array, outside_pes
-from tenet.model.metrics import Analysis, Volumes, arch_constants, count_volumes, links_for
+from tenet.model.assemble import assemble
+from tenet.model.checks import fixed_warnings, outside_facts
+from tenet.model.counts import Counts
+from tenet.model.metrics import Analysis, Volumes, count_volumes, links_for
 from tenet.model.relations import SpaceTime, time_predecessor
 from tenet.model.schedule_time import per_step_words, step_counts
 from tenet.model.workload import SIDES, Workload
@@ -56,14 +58,14 @@ class SharedWork:
     instances: int
     totals: dict[int, int]  # id(access relation) -> |A|
     dependences: isl.UnionMap  # flow dependences, source -> sink (reductions free)
-    fixed_warnings: list[str]  # dataflow_warnings that do not depend on the dataflow
+    fixed_warnings: list[str]  # the warnings that do not depend on the dataflow
     relations: dict[tuple[str, str], Any] = field(default_factory=dict)  # StampRelations
     spaces: dict[str, isl.UnionMap] = field(default_factory=dict)  # space text -> map on D
     counts: dict[tuple, tuple[int, int | None]] = field(default_factory=dict)  # see unique_volumes
     ranges: dict[int, tuple[isl.UnionMap, isl.UnionSet]] = field(default_factory=dict)
     renamed_counts: dict[tuple, tuple[int, int | None]] = field(default_factory=dict)
     stamp_sizes: dict[tuple, tuple[int, int]] = field(default_factory=dict)  # see analyze_renamed
-    outsides: dict[str, Any] = field(default_factory=dict)  # space text -> outside_array warning
+    outsides: dict[str, tuple[int, str]] = field(default_factory=dict)  # see outside_facts
     functions: dict[int, tuple[isl.UnionMap, bool]] = field(default_factory=dict)  # id(access)
     _basis: Any = None
     _renaming: Any = False  # False: not looked at yet
@@ -83,7 +85,7 @@ class SharedWork:
             instances,
             totals,
             flow_dependences(workload),
-            dataflow_warnings(None, arch, workload, instances, instances, False),
+            fixed_warnings(arch, workload),
         )
 
     def floor_basis(self) -> FloorBasis:
@@ -107,11 +109,12 @@ class SharedWork:
             found = self.functions[id(access)] = (access, access.is_single_valued())
         return found[1]
 
-    def outside(self, text: str) -> Any:
-        """The outside_array warning of a space map's used PEs (None: all inside)."""
+    def outside_facts(self, text: str) -> tuple[int, str]:
+        """(how many used PEs of a space map lie outside the PE domain, one of them as isl
+        text): `outside_array`'s facts, found once per space map (0: all inside)."""
         if text not in self.outsides:
             used = self.space_range(self.space_map(text))
-            self.outsides[text] = outside_pes(used, self.arch.pe_domain)
+            self.outsides[text] = outside_facts(used, self.arch.pe_domain)
         return self.outsides[text]
 
     def space_map(self, text: str) -> isl.UnionMap:
@@ -431,7 +434,7 @@ def analyze_candidate(
         volumes,
         relations.active_pes,
         relations.time_steps,
-        outside_array(stamps),
+        outside_facts(stamps.space_domain, stamps.pe_domain),
         used_links,
         per_step_counts,
     )
@@ -443,29 +446,27 @@ def candidate_analysis(
     volumes: dict[str, dict[str, Any]],
     active_pes: int,
     time_steps: int,
-    outside: Any,
+    outside: tuple[int, str],
     used_links: set[int],
     per_step_counts: Any = None,
 ) -> Analysis:
-    """The Analysis of a generated candidate from its counts. |ST| = |D|: a generated
-    candidate's stamp determines its instance."""
-    workload, arch = shared.workload, shared.arch
-    instances = shared.instances
-    warnings = ([outside] if outside else []) + list(shared.fixed_warnings)
-    return Analysis(
-        workload=workload.name,
-        arch=arch.name,
-        dataflow=name,
-        instances=instances,
-        macs=instances * workload.macs_per_instance,
-        pe_count=arch.pe_count,
+    """The Analysis of a generated candidate from its counts (`assemble`, with the warnings
+    that do not depend on the dataflow found once). |ST| = |D|: a generated candidate's
+    stamp determines its instance, so no stamp is crowded; `outside` is (number, example)
+    of its used PEs off the array."""
+    counts = Counts(
+        instances=shared.instances,
+        stamps=shared.instances,
         active_pes=active_pes,
         time_steps=time_steps,
-        stamps=instances,
         volumes=volumes,
-        **arch_constants(arch),
-        warnings=warnings + idle_links(arch, used_links),
+        used_links=frozenset(used_links),
+        outside_pes=outside[0],
+        outside_example=outside[1],
         step_counts=per_step_counts,
+    )
+    return assemble(
+        counts, shared.workload, shared.arch, name, fixed_warnings=shared.fixed_warnings
     )
 
 
@@ -556,7 +557,13 @@ def analyze_renamed(
         for tensor in workload.tensors
     }
     return candidate_analysis(
-        shared, name, volumes_by_tensor, active_pes, time_steps, shared.outside(space_text), set()
+        shared,
+        name,
+        volumes_by_tensor,
+        active_pes,
+        time_steps,
+        shared.outside_facts(space_text),
+        set(),
     )
 
 

@@ -162,7 +162,7 @@ def count_task(task: CandidateTask) -> Outcome:
     shared = shared_work(task.context)
     if any(objective in PLAIN_OBJECTIVES for objective in task.objectives):
         return _count_plain(shared, task)
-    if shared.outside(task.space) is not None:  # used PEs off an array that is not a box
+    if shared.outside_facts(task.space)[0]:  # used PEs off an array that is not a box
         return illegal("outside_array")
     shares = task.candidate is not None and not task.tiles and not task.per_step
     renaming = shared.renaming() if shares else None
