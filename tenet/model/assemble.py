@@ -17,15 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tenet.model import checks
 from tenet.model.arch import Arch
-from tenet.model.checks import (
-    fixed_warnings as find_fixed_warnings,
-)
-from tenet.model.checks import (
-    idle_links,
-    outside_array_message,
-    oversubscribed,
-)
 from tenet.model.cost import BoundaryWords, Cost, priced_on
 from tenet.model.counts import Counts
 from tenet.model.dataflow import Dataflow
@@ -48,15 +41,15 @@ def counted_warnings(
     if not counts.warnings_counted:
         return []
     if fixed is None:
-        fixed = find_fixed_warnings(arch, workload)
+        fixed = checks.fixed_warnings(arch, workload)
     found = [
-        outside_array_message(counts.outside_pes, counts.outside_example),
-        oversubscribed(counts.instances, counts.stamps, arch.macs_per_pe, counts.crowded),
+        checks.outside_array_message(counts.outside_pes, counts.outside_example),
+        checks.oversubscribed(counts.instances, counts.stamps, arch.macs_per_pe, counts.crowded),
     ]
     return (
         list(fixed)
         + [w for w in found if w]
-        + idle_links(arch, set(counts.used_links))
+        + checks.idle_links(arch, set(counts.used_links))
         + [w for w in (level.warning() for level in counts.levels) if w]
     )
 
