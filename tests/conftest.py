@@ -64,8 +64,6 @@ SLOW_TESTS = {
     "tests/bounds/test_uneven.py::test_brute_force_imperfect_3x4x5",
     "tests/bounds/test_uneven.py::test_imperfect_never_above_perfect",
     "tests/bounds/test_fusion_uneven.py::test_cli_json_has_uneven_and_the_floor",
-    "tests/cli/test_rough_edges.py::test_commands_fit_an_80_column_terminal[fuse]",
-    "tests/cli/test_rough_edges.py::test_no_segmentation_prints_no_best_segmentation",
     "tests/explore/test_network.py::test_cli_json_table_and_csv",
     "tests/explore/test_execution.py::test_dask_cluster_gives_the_same_results_as_inline_and_pool",
     "tests/explore/test_execution.py::test_an_unreachable_scheduler_is_bad_input",
