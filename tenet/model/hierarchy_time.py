@@ -110,13 +110,7 @@ def sum_over(f: isl.PwAff | None) -> int:
 def per_tile_sum(f: isl.PwAff, depth: int) -> isl.PwQPolynomial:
     """U -> Σ_{x : x_0..x_{depth-1} = U} f(x) for f >= 0 on a set space X[x_0, ..., x_{n-1}]:
     the tile U is the first `depth` coordinates; barvinok sums f's quasi-polynomial over
-    the others (isl_pw_qpolynomial_sum on the domain read as [Tile[U] -> [rest]]). When
-    every piece is a product (its tiles) × (its other coordinates) with a function of the
-    other coordinates alone, each piece adds one constant, its sum over the others, on
-    its tiles (`product_piece_sums`)."""
-    fast = product_piece_sums(f, depth)
-    if fast is not None:
-        return fast
+    the others (isl_pw_qpolynomial_sum on the domain read as [Tile[U] -> [rest]])."""
     n = f.dim(isl.dim_type.in_)
     dims = [f"x{k}" for k in range(n)]
     split = isl.Map(
@@ -125,14 +119,41 @@ def per_tile_sum(f: isl.PwAff, depth: int) -> isl.PwQPolynomial:
     return isl.PwQPolynomial.from_pw_aff(f).reset_domain_space(split.wrap()).sum()
 
 
-def product_piece_sums(f: isl.PwAff, depth: int) -> isl.PwQPolynomial | None:
-    """`per_tile_sum` when every piece (D, a) of f has D = P × R, P its shadow on the first
-    `depth` coordinates and R on the others, and a involves none of the first `depth`:
-    then Σ_{x ∈ D, x_tile = U} a(x) = Σ_{r ∈ R} a(r) for U ∈ P (a barvinok count, as in
-    `sum_over`), and the pieces add up. None when some piece is not of that form."""
+def per_tile_total(f: isl.PwAff, depth: int, tally: list[int]) -> isl.PwAff | None:
+    """`per_tile_sum` as a quasi-affine PwAff (`as_pw_aff`), or, when every piece of f is a
+    product of tiles and other coordinates (`product_piece_sums`), one constant per piece
+    without a barvinok sum."""
+    fast = product_piece_sums(f, depth)
+    return as_pw_aff(per_tile_sum(f, depth), tally) if fast is None else fast
+
+
+def product_piece_sums(f: isl.PwAff, depth: int) -> isl.PwAff | None:
+    """`per_tile_sum` piece by piece, without summing a function with barvinok, when each
+    piece (D, a) of f is one of:
+
+    * a constant c: Σ_{x ∈ D, x_tile = U} c = c · |{ r : (U, r) ∈ D }| (barvinok's card()
+      of D read as a relation Tile -> rest), when that count is quasi-affine in U;
+    * D = P × R, P its shadow on the first `depth` coordinates and R on the others, and a
+      involving none of the first `depth`: Σ_{x ∈ D, x_tile = U} a(x) = Σ_{r ∈ R} a(r)
+      for U ∈ P (`sum_over`).
+
+    The pieces' sums add up (constant ones on the same tiles first). None when some piece
+    is neither."""
     n = f.dim(isl.dim_type.in_)
-    total: isl.PwQPolynomial | None = None
+    constant: list[tuple[isl.Set, int]] = []  # (tiles, value)
+    counted: list[isl.PwAff] = []  # c · |D(U)|
     for domain, aff in f.get_pieces():
+        if aff.is_cst():
+            value = aff.get_constant_val()
+            as_map = isl.Map.from_range(domain).move_dims(
+                isl.dim_type.in_, 0, isl.dim_type.out, 0, depth
+            )
+            card = as_map.set_tuple_name(isl.dim_type.in_, "Tile").card()
+            pieces = card.get_pieces()
+            if not all(qp.isa_aff() for _, qp in pieces):
+                return None
+            counted.extend(isl.PwAff.alloc(d, qp.as_aff().scale_val(value)) for d, qp in pieces)
+            continue
         if aff.involves_dims(isl.dim_type.in_, 0, depth):
             return None
         tiles = domain.project_out(isl.dim_type.set, depth, n - depth)
@@ -142,14 +163,23 @@ def product_piece_sums(f: isl.PwAff, depth: int) -> isl.PwQPolynomial | None:
         )
         if not product.is_equal(domain.reset_tuple_id()):
             return None
-        value = sum_over(isl.PwAff.alloc(rest, aff.drop_dims(isl.dim_type.in_, 0, depth)))
-        on_tiles = tiles.set_tuple_name("Tile")
-        constant = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(on_tiles.get_space()))
-        piece = isl.PwQPolynomial.from_pw_aff(
-            isl.PwAff.alloc(on_tiles, constant.set_constant_val(isl.Val(value)))
+        constant.append(
+            (tiles.set_tuple_name("Tile"), rest, aff.drop_dims(isl.dim_type.in_, 0, depth))
         )
-        total = piece if total is None else total.add(piece)
-    return total
+    sums: list[tuple[isl.Set, int]] = []
+    for tiles, rest, aff in constant:
+        value = sum_over(isl.PwAff.alloc(rest, aff))
+        for k, (known, total) in enumerate(sums):
+            if known.is_equal(tiles):
+                sums[k] = (known, total + value)
+                break
+        else:
+            sums.append((tiles, value))
+    parts = list(counted)
+    for tiles, total in sums:
+        zero = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(tiles.get_space()))
+        parts.append(isl.PwAff.alloc(tiles, zero.set_constant_val(isl.Val(total))))
+    return combine_pw_affs(parts, "union_add")
 
 
 def _cycles(words: int, word_bits: int, b: Fraction) -> int:
@@ -213,14 +243,14 @@ def hierarchy_time(
         return None
     tally = [0, 0]
     by_name = {level.name: level for level in arch.levels}
-    compute = as_pw_aff(per_tile_sum(step_cost, levels[0][1].depth), tally)
+    compute = per_tile_total(step_cost, levels[0][1].depth, tally)
     out: list[LevelTime] = []
     ends_total = 0
     s = compute
     wrapped = step_cycles  # Σ_u C(u) of the innermost level: every used step is in a tile
     for n, (traffic, maps) in enumerate(levels):
         if n:  # C(U) = Σ of the inner level's s over its tiles inside U
-            compute = as_pw_aff(per_tile_sum(s, maps.depth), tally)
+            compute = per_tile_total(s, maps.depth, tally)
         b = by_name[traffic.above].bits_per_cycle(arch.clock_ghz)
         double = by_name[traffic.name].double_buffered
         s, ends, fills, drains, computed = level_time(

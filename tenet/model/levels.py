@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -253,6 +253,16 @@ class TensorAccess:
         """How many elements the workload accesses."""
         return count(self.accesses.range())
 
+    @functools.cached_property
+    def written_count(self) -> int:
+        """How many elements the workload writes."""
+        return 0 if self.writes is None else count(self.writes.range())
+
+    @functools.cached_property
+    def first_written_count(self) -> int:
+        """How many elements are written first."""
+        return 0 if self.first_written is None else count(self.first_written)
+
 
 def tensor_accesses(workload: Workload, time_map: isl.UnionMap) -> list[TensorAccess]:
     """Every tensor's `TensorAccess`, in the workload's order."""
@@ -268,22 +278,36 @@ def tensor_accesses(workload: Workload, time_map: isl.UnionMap) -> list[TensorAc
 @dataclass(frozen=True)
 class TensorMaps:
     """One tensor at one level, as relations Tile -> X: its footprint F_X, the words that
-    fill a tile from the level above (its entries that are reads) and the words written
-    back at the exits after a tile; `first_tile` (X -> Tile) is the first tile of each
-    write-first element."""
+    fill a tile from the level above (its entries that are reads; None: none) and the words
+    written back at the exits after a tile; `first_tile` (X -> Tile) is the first tile of
+    each write-first element; `one_stay`: every element enters once; `counts`: (|fills|,
+    |drains|) when known without counting them."""
 
     footprint: isl.UnionMap
-    fills: isl.UnionMap
+    fills: isl.UnionMap | None
     drains: isl.UnionMap | None
     first_tile: isl.UnionMap | None = None
+    one_stay: bool = False
+    counts: tuple[int, int] | None = None
+
+    def traffic(self) -> tuple[int, int]:
+        """(reads, writes) = (|fills|, |drains|)."""
+        if self.counts is not None:
+            return self.counts
+        return (
+            0 if self.fills is None else count(self.fills),
+            0 if self.drains is None else count(self.drains),
+        )
 
 
 def tensor_maps(
-    instance_tile: isl.UnionMap,
+    instance_tile: isl.UnionMap | Callable[[], isl.UnionMap],
     prev: isl.UnionMap,
     tiles_le: isl.UnionMap,
     access: TensorAccess,
     inner_first_tile: tuple[isl.UnionMap, isl.UnionMap] | None = None,
+    footprint: isl.UnionMap | None = None,
+    one_stay: bool | None = None,
 ) -> TensorMaps:
     """The relations of one tensor at one level: fills = the entries F_X \\ (prev ; F_X) less
     each write-first element's first entry; drains = { exits (u, e) : e written in some
@@ -292,24 +316,37 @@ def tensor_maps(
 
     When there are as many entries as elements, each element enters once: its one entry is
     its first, and its one stay holds every tile that touches it, so an exit writes back
-    exactly when the element is written at all. Otherwise a write-first element's first
+    exactly when the element is written at all; then |fills| = |elements| − |write-first
+    elements| and |drains| = |written elements|. `one_stay` says so when it is known (an
+    element that enters once at a level enters once at every level outside it: the tiles
+    outside are unions of consecutive tiles inside). Otherwise a write-first element's first
     tile is the lexmin of F_X⁻¹, or, given `inner_first_tile` = (its first tile at a level
     inside, the map from that level's tiles to their prefix here), the prefix of the inner
     one (the prefix of a lexmin is the lexmin of the prefixes). A tensor that is never read
-    is written in every tile that touches it, so each of its exits writes back."""
-    to_tile = instance_tile.reverse()
-    footprint = simplify(to_tile.apply_range(access.accesses))  # Tile -> X
+    is written in every tile that touches it, so each of its exits writes back.
+    `instance_tile` (S -> Tile) may be given as a function that builds it, and `footprint`
+    when it is known already (from a level inside)."""
+
+    def to_tile() -> isl.UnionMap:
+        return (instance_tile() if callable(instance_tile) else instance_tile).reverse()
+
+    if footprint is None:
+        footprint = simplify(to_tile().apply_range(access.accesses))  # Tile -> X
     entries = simplify(footprint.subtract(prev.apply_range(footprint)))
     if access.writes is None:
         return TensorMaps(footprint, entries, None)
     exits = simplify(footprint.subtract(prev.reverse().apply_range(footprint)))
-    if count(entries) == access.elements:  # one stay per element
+    if one_stay is None:
+        one_stay = count(entries) == access.elements
+    if one_stay:
         if access.reads is None:  # every element is written first, in every stay
-            return TensorMaps(footprint, entries.subtract(entries), exits, entries.reverse())
+            counts = (0, access.elements)
+            return TensorMaps(footprint, None, exits, entries.reverse(), True, counts)
         first_entries = entries.intersect_range(access.first_written)
         fills = entries.subtract(first_entries)
-        written = access.writes.range()
-        return TensorMaps(footprint, fills, exits.intersect_range(written), first_entries.reverse())
+        counts = (access.elements - access.first_written_count, access.written_count)
+        drains = exits.intersect_range(access.writes.range())
+        return TensorMaps(footprint, fills, drains, first_entries.reverse(), True, counts)
     # a write-first element's first entry is at its first tile: no read there
     if inner_first_tile is not None:
         first_tile = inner_first_tile[0].apply_range(inner_first_tile[1])
@@ -320,7 +357,7 @@ def tensor_maps(
     fills = simplify(entries.subtract(first_tile.reverse()))
     if access.reads is None:
         return TensorMaps(footprint, fills, exits, first_tile)
-    written = simplify(to_tile.apply_range(access.writes))  # Tile -> X, tiles that write it
+    written = simplify(to_tile().apply_range(access.writes))  # Tile -> X, tiles that write it
     return TensorMaps(
         footprint, fills, written_stays(exits, entries, written, tiles_le), first_tile
     )
@@ -364,7 +401,7 @@ def tensor_traffic(
     (`tensor_maps`)."""
     access = TensorAccess("", reads, writes, write_first_elements(time_map, reads, writes))
     maps = tensor_maps(instance_tile, prev, tiles_le, access)
-    return count(maps.fills), 0 if maps.drains is None else count(maps.drains), maps
+    return (*maps.traffic(), maps)
 
 
 def max_of_counts(pieces: list[isl.PwQPolynomial]) -> tuple[int, bool]:
@@ -517,16 +554,21 @@ def level_traffic_maps(
     chosen = check_tile_depths(tiles, arch.levels, bound.time_tuple[1], source, bound.tile_flags)
     accesses = tensor_accesses(workload, bound.time_map)
     first_tiles: dict[str, isl.UnionMap] = {}  # of the level inside, by tensor
-    inner_depth = None
+    inner_footprints: dict[str, isl.UnionMap] = {}
+    one_stay: set[str] = set()  # tensors whose elements enter once at a level inside
+    inner_depth = inner_used = None
     out = []
     for index, depth in chosen:
         level, above = arch.levels[index], arch.levels[index + 1]
         tau = tile_map(bound.time_tuple, depth)
-        instance_tile = simplify(bound.time_map.apply_range(tau))
-        used_tiles = simplify(instance_tile.range())
+        instance_tile = functools.cache(lambda tau=tau: simplify(bound.time_map.apply_range(tau)))
+        outward = None if inner_depth is None else prefix_map(inner_depth, depth)
+        if outward is None:
+            used_tiles = simplify(instance_tile().range())
+        else:  # the prefixes of the tiles inside
+            used_tiles = simplify(inner_used.apply(outward))
         prev = time_predecessor(used_tiles)
         tiles_le = used_tiles.lex_ge_union_set(used_tiles)  # u -> v with v <= u
-        outward = None if inner_depth is None else prefix_map(inner_depth, depth)
         per_tensor: dict[str, tuple[int, int]] = {}
         footprints = fills = drains = None
         for access in accesses:
@@ -537,16 +579,21 @@ def level_traffic_maps(
                 tiles_le,
                 access,
                 None if inner is None or outward is None else (inner, outward),
+                None
+                if outward is None
+                else simplify(inner_footprints[access.name].apply_domain(outward)),
+                True if access.name in one_stay else None,
             )
             if maps.first_tile is not None:
                 first_tiles[access.name] = maps.first_tile
-            per_tensor[access.name] = (
-                count(maps.fills),
-                0 if maps.drains is None else count(maps.drains),
-            )
+            if maps.one_stay:
+                one_stay.add(access.name)
+            inner_footprints[access.name] = maps.footprint
+            per_tensor[access.name] = maps.traffic()
             footprints = _union(footprints, maps.footprint)
             fills = _union(fills, maps.fills)
             drains = _union(drains, maps.drains)
+        inner_used = used_tiles
         inner_depth = depth
         maps = LevelMaps(depth, tau, used_tiles, prev, fills, drains)
         words = per_tile_words(footprints)
