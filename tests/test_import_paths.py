@@ -66,6 +66,13 @@ MOVED = {
         ),
     },
     "tenet.explore.layers": dict.fromkeys(("Layer", "Network"), "tenet.explore.network_spec"),
+    "tenet.explore.evaluate": {
+        "LoopRenaming": "tenet.explore.renaming",
+        "shared_work": "tenet.explore.candidate_counts",
+        "SharedWork": "tenet.explore.candidate_counts",
+        "Beaten": "tenet.explore.prune",
+        "dominated": "tenet.explore.prune",
+    },
 }
 
 
@@ -77,10 +84,13 @@ def test_old_module_gives_the_moved_objects(old):
 
 
 def test_renamed_functions_keep_their_old_names():
-    from tenet.explore import dse
+    from tenet.explore import dse, evaluate, prune
 
     assert dse.emit is dse.write_dataflows
     assert dse.emit_network is dse.write_network_dataflows
+    assert evaluate.BoundBasis is prune.FloorBasis
+    assert evaluate.bound_values is prune.lower_bounds
+    assert evaluate.signed_bounds is prune.signed_floors
 
 
 def test_package_exports_analysis_and_analyze():

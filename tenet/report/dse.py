@@ -10,32 +10,12 @@ from tenet.report.layout import number_column
 if TYPE_CHECKING:
     from tenet.explore.dse import DseResult, NetworkDseResult
 
-#: The unit of each objective's values, shown in its column header (the JSON keeps the name).
-UNITS = {
-    "latency": "cycles",
-    "energy": "TENET, unitless",
-    "sbw": "words/cycle",
-    "ibw": "words/cycle",
-    "traffic": "words",
-    "ingress": "cycles",
-    "egress": "cycles",
-    "compute": "cycles",
-    "time_steps": "steps",
-    "steps": "steps",
-    "schedule": "cycles",
-    "peak_ingress": "words/step",
-    "utilization": "fraction",
-    "active_pes": "PEs",
-    "energy_pj": "pJ",
-    "edp": "pJ·cycles",
-    "area": "µm²",
-    "dram": "words",
-}
-
 
 def objective_header(name: str) -> str:
     """A column header: the objective's name and its unit, e.g. `latency (cycles)`."""
-    unit = UNITS.get(name)
+    from tenet.explore.objectives import OBJECTIVES
+
+    unit = OBJECTIVES[name].unit if name in OBJECTIVES else ""
     return f"{name} ({unit})" if unit else name
 
 

@@ -396,9 +396,16 @@ def levels_table(levels: list[dict[str, Any]]) -> Table:
             flag = lv.get("double_buffered")
             cells.append("-" if flag is None else "yes" if flag else "no")
         table.add_row(escape(lv["name"]), escape(lv["above"]), *cells)
+    doubled = any(k == "double_buffered" for k, _ in extra)
     table.caption = (
-        "needs: max words of one tile, with the next tile's fill and the previous tile's "
-        "write-back when double-buffered (single: one tile alone); (!) more than the capacity"
+        "needs: max words of one tile"
+        + (
+            ", with the next tile's fill and the previous tile's write-back when "
+            "double-buffered (single: one tile alone)"
+            if doubled
+            else ""
+        )
+        + "; (!) more than the capacity"
     ) + (
         "; fill/drain: cycles to fill a tile from the level above and to drain it back"
         if any(k in ("fill_cycles", "drain_cycles") for k, _ in extra)

@@ -211,7 +211,7 @@ def test_the_dse_table_has_one_format_per_column_and_units(monkeypatch):
     from tenet.explore.objectives import OBJECTIVES, Objective
 
     values = {"a": 4.112e15, "b": 2.2e15, "c": 63_264_588_988_703.87}
-    edp = Objective("edp", "test", lambda analysis: values[analysis.name], False)
+    edp = Objective("edp", "test", lambda analysis: values[analysis.name], False, unit="pJ·cycles")
     monkeypatch.setattr(report_dse, "OBJECTIVES", {**OBJECTIVES, "edp": edp})
     front = [
         SimpleNamespace(
