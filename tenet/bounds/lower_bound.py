@@ -35,7 +35,7 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 from math import comb, isqrt, lcm, prod
 from typing import Any
 
@@ -347,12 +347,18 @@ def gemm_bound(m: int, n: int, k: int, buffer_words: int) -> int:
 _EXACT_RATIO_BELOW = 256  # segment lengths up to which rho_t is found exactly
 
 
+@cache
+def _grid_point(i: int) -> int:
+    """floor(2^(i/8)), computed once per i (every lower bound walks the grid from i = 0)."""
+    return iroot(1 << i, 8)
+
+
 def _segment_grid(lowest: int) -> Iterable[int]:
     """Segment lengths t to try: the fixed grid floor(2^(i/8)), i = 0, 1, ..., from the first
     point >= `lowest` on. The grid does not depend on S, so the bound never rises with S."""
     i, previous = 0, 0
     while True:
-        t = iroot(1 << i, 8)
+        t = _grid_point(i)
         if t != previous and t >= lowest:
             yield t
         previous, i = t, i + 1

@@ -423,3 +423,15 @@ def test_uneven_fronts_are_above_the_bound():
                 front = search_front(problem, "uneven", imperfect, bypass)
                 points = [(p.buffer, p.accesses) for p in front.points]
                 assert_above(problem, points)
+
+
+def test_segment_grid_is_floor_of_powers_of_the_eighth_root_of_two():
+    # The grid is cached once per point; each point is still floor(2^(i/8)), checked here
+    # against the integer root by bisection (t^8 <= 2^i < (t+1)^8).
+    from tenet.bounds import lower_bound as module
+
+    for i in range(400):
+        t = module._grid_point(i)
+        assert t**8 <= 1 << i < (t + 1) ** 8
+    grid = module._segment_grid(1)
+    assert [next(grid) for _ in range(14)] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]
