@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import islpy as isl
@@ -30,7 +30,6 @@ import islpy as isl
 from tenet.errors import InputError
 from tenet.model.arch import Arch, MemoryLevel
 from tenet.model.dataflow import BoundDataflow
-from tenet.model.relations import time_predecessor
 from tenet.model.schedule_time import affine_pieces, combine_pw_affs, peak
 from tenet.model.workload import Workload
 from tenet.util.isl_util import count, simplify
@@ -448,12 +447,16 @@ def _merged(pw: isl.PwQPolynomial | None) -> isl.PwQPolynomial | None:
 
 
 def shifted_words(
-    words: isl.PwQPolynomial | None, umap: isl.UnionMap | None, step: isl.UnionMap
+    words: isl.PwQPolynomial | None,
+    umap: isl.UnionMap | None,
+    step: isl.UnionMap,
+    step_function: isl.PwMultiAff | None = None,
 ) -> isl.PwQPolynomial | None:
     """u -> words(step(u)) = |umap(step(u))| for a function `step` between used tiles (next
-    or prev) and `words` = `per_tile_words(umap)`: when every piece of `words` is
-    quasi-affine, `words` pulled back through `step` (isl); otherwise barvinok's card() of
-    step ; umap. None when there are no such words."""
+    or prev; `step_function` is the same as a PwMultiAff, when known) and `words` =
+    `per_tile_words(umap)`: when every piece of `words` is quasi-affine, `words` pulled
+    back through `step` (isl); otherwise barvinok's card() of step ; umap. None when there
+    are no such words."""
     if words is None or umap is None or step.is_empty():
         return None
     pieces = words.get_pieces()
@@ -461,11 +464,41 @@ def shifted_words(
         function = combine_pw_affs(
             [isl.PwAff.alloc(domain, qp.as_aff()) for domain, qp in pieces], "union_add"
         )
-        moved = function.pullback_pw_multi_aff(
-            isl.PwMultiAff.from_map(isl.Map.from_union_map(step))
-        )
-        return isl.PwQPolynomial.from_pw_aff(moved)
+        if step_function is None:
+            step_function = isl.PwMultiAff.from_map(isl.Map.from_union_map(step))
+        return isl.PwQPolynomial.from_pw_aff(function.pullback_pw_multi_aff(step_function))
     return per_tile_words(step.apply_range(umap))
+
+
+def tile_predecessor(used_tiles: isl.UnionSet) -> tuple[isl.UnionMap, isl.PwMultiAff | None]:
+    """prev = { u -> u' : u' the lexicographically largest used tile below u } as a
+    relation and as a PwMultiAff (isl's lexmax; None when there is one tile)."""
+    below = used_tiles.lex_gt_union_set(used_tiles)
+    if below.is_empty():
+        return below, None
+    function = isl.Map.from_union_map(below).lexmax_pw_multi_aff()
+    return isl.UnionMap.from_map(isl.Map.from_pw_multi_aff(function)), function
+
+
+def _add(
+    total: isl.PwQPolynomial | None, more: isl.PwQPolynomial | None
+) -> isl.PwQPolynomial | None:
+    """total + more, None standing for no words."""
+    if more is None:
+        return total
+    return more if total is None else total.add(more)
+
+
+def _same_words(
+    umap: isl.UnionMap | None, footprint: isl.UnionMap, held: isl.PwQPolynomial | None
+) -> isl.PwQPolynomial | None:
+    """`per_tile_words(umap)`, taken from the footprint's (`held`) when umap is the whole
+    footprint (a tensor that fills or drains all it holds, every tile)."""
+    if umap is None:
+        return None
+    if umap is footprint or umap.is_equal(footprint):
+        return held
+    return per_tile_words(umap)
 
 
 def _slice_points(domain: isl.Set, qp: isl.QPolynomial) -> int:
@@ -492,16 +525,18 @@ class LevelMaps:
     prev: isl.UnionMap
     fills: isl.UnionMap | None
     drains: isl.UnionMap | None
+    # per-tile words counted already ("fill", "drain"), and prev as a PwMultiAff ("prev")
+    known: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @functools.cached_property
     def fill_words(self) -> isl.PwQPolynomial | None:
         """u -> |fills(u)|."""
-        return per_tile_words(self.fills)
+        return self.known["fill"] if "fill" in self.known else per_tile_words(self.fills)
 
     @functools.cached_property
     def drain_words(self) -> isl.PwQPolynomial | None:
         """u -> |drains(u)|."""
-        return per_tile_words(self.drains)
+        return self.known["drain"] if "drain" in self.known else per_tile_words(self.drains)
 
     @functools.cached_property
     def next_fill_words(self) -> isl.PwQPolynomial | None:
@@ -511,7 +546,7 @@ class LevelMaps:
     @functools.cached_property
     def prev_drain_words(self) -> isl.PwQPolynomial | None:
         """u -> |drains(prev u)| (tiles with a prev)."""
-        return shifted_words(self.drain_words, self.drains, self.prev)
+        return shifted_words(self.drain_words, self.drains, self.prev, self.known.get("prev"))
 
     def words_at(self, words: isl.PwQPolynomial | None, tile: isl.UnionSet) -> int:
         """words(u) at the one tile `tile` (0 where `words` is not defined)."""
@@ -567,10 +602,10 @@ def level_traffic_maps(
             used_tiles = simplify(instance_tile().range())
         else:  # the prefixes of the tiles inside
             used_tiles = simplify(inner_used.apply(outward))
-        prev = time_predecessor(used_tiles)
+        prev, prev_function = tile_predecessor(used_tiles)
         tiles_le = used_tiles.lex_ge_union_set(used_tiles)  # u -> v with v <= u
         per_tensor: dict[str, tuple[int, int]] = {}
-        footprints = fills = drains = None
+        footprints = fills = drains = words = fill_words = drain_words = None
         for access in accesses:
             inner = first_tiles.get(access.name)
             maps = tensor_maps(
@@ -593,10 +628,15 @@ def level_traffic_maps(
             footprints = _union(footprints, maps.footprint)
             fills = _union(fills, maps.fills)
             drains = _union(drains, maps.drains)
+            held = per_tile_words(maps.footprint)
+            words = _add(words, held)
+            fill_words = _add(fill_words, _same_words(maps.fills, maps.footprint, held))
+            drain_words = _add(drain_words, _same_words(maps.drains, maps.footprint, held))
         inner_used = used_tiles
         inner_depth = depth
-        maps = LevelMaps(depth, tau, used_tiles, prev, fills, drains)
-        words = per_tile_words(footprints)
+        words, fill_words, drain_words = _merged(words), _merged(fill_words), _merged(drain_words)
+        known = {"fill": fill_words, "drain": drain_words, "prev": prev_function}
+        maps = LevelMaps(depth, tau, used_tiles, prev, fills, drains, known)
         single, exact_single = max_of_counts([] if words is None else [words])
         needed, exact = single, exact_single
         if level.double_buffered:
