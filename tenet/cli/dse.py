@@ -22,7 +22,12 @@ from tenet.cli.common import (
     with_cost_flags,
 )
 from tenet.errors import InputError
-from tenet.explore.objectives import DEFAULT_OBJECTIVES, objective_help, parse_objectives
+from tenet.explore.objectives import (
+    COST_DEFAULT_OBJECTIVES,
+    DEFAULT_OBJECTIVES,
+    objective_help,
+    parse_objectives,
+)
 
 EXAMPLE = "example: tenet dse -w gemm -a systolic-4x4 --set M=16 --set N=16 --set K=16"
 
@@ -58,9 +63,10 @@ def add_parser(sub) -> None:
     group = p.add_argument_group("search")
     group.add_argument(
         "--objectives",
-        default=",".join(DEFAULT_OBJECTIVES),
         metavar="NAME,NAME,...",
-        help=f"objectives of the front (default {','.join(DEFAULT_OBJECTIVES)}): "
+        help=f"objectives of the front (default, cost first: {','.join(COST_DEFAULT_OBJECTIVES)} "
+        "when the arch prices its components (its components or technology, or --technology/"
+        f"--components), else {','.join(DEFAULT_OBJECTIVES)}): "
         + objective_help().replace("%", "%%"),
     )
     group.add_argument("--no-skew", action="store_true", help="no systolic skews")
@@ -104,8 +110,10 @@ def run(args: argparse.Namespace) -> int:
     for flag, value in (("-w/--workload", args.workload or args.network), ("-a/--arch", args.arch)):
         if not value:
             raise InputError(f"missing {flag}")
-    with parameters_as_flags(FLAGS):
-        objectives = parse_objectives(args.objectives)
+    objectives = None  # cost first: the default depends on the arch (default_objectives)
+    if args.objectives is not None:
+        with parameters_as_flags(FLAGS):
+            objectives = parse_objectives(args.objectives)
     options = {
         "skew": not args.no_skew,
         "limit": args.limit,
@@ -137,7 +145,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_dse_network(args: argparse.Namespace, objectives: tuple[str, ...], options: dict) -> int:
+def run_dse_network(
+    args: argparse.Namespace, objectives: tuple[str, ...] | None, options: dict
+) -> int:
     """`dse -n NETWORK`: a front per distinct layer and the network front."""
     from tenet.explore.dse import explore_network, write_network_dataflows
     from tenet.explore.network import load_network

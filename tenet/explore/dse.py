@@ -30,10 +30,10 @@ from tenet.explore.objectives import (
     ADDITIVE_OBJECTIVES,
     COST_HINT,
     COST_OBJECTIVES,
-    DEFAULT_OBJECTIVES,
     OBJECTIVES,
     PER_STEP_OBJECTIVES,
     PRUNABLE_OBJECTIVES,
+    default_objectives,
     parse_objectives,
 )
 from tenet.explore.prune import candidate_floors, dominated, dominates
@@ -149,7 +149,7 @@ class DseResult:
 def explore(
     workload: Workload,
     arch: Arch,
-    objectives: Sequence[str] = DEFAULT_OBJECTIVES,
+    objectives: Sequence[str] | None = None,
     skew: bool = True,
     limit: int | None = None,
     seed: int | None = None,
@@ -170,8 +170,9 @@ def explore(
     be neither on the front nor tied with it). Every front member is then checked and
     counted again by the plain model (`validate` and `analyze`). Tied dataflows (equal on
     every objective to a front member) are left out and counted, unless `keep_ties`.
+    Without `objectives`, cost first: `default_objectives(arch)`.
     """
-    objectives = parse_objectives(objectives)
+    objectives = parse_objectives(default_objectives(arch) if objectives is None else objectives)
     check_costs(arch, objectives)
     raw_size, found = enumerate_candidates(workload, arch, skew, limit, seed, interleave)
     context = pickle.dumps((workload, arch))
@@ -590,17 +591,17 @@ class NetworkDseResult:
 def explore_network(
     network,
     arch: Arch,
-    objectives: Sequence[str] = DEFAULT_OBJECTIVES,
+    objectives: Sequence[str] | None = None,
     **options: Any,
 ) -> NetworkDseResult:
     """`explore` for every distinct layer of a network, and the network's front.
 
     A network point picks one front dataflow per layer; its objectives are Σ count · value
-    (additive objectives only).
+    (additive objectives only). Without `objectives`, cost first: `default_objectives(arch)`.
     """
     from tenet.explore.network import in_layer, layer_workload
 
-    objectives = parse_objectives(objectives)
+    objectives = parse_objectives(default_objectives(arch) if objectives is None else objectives)
     for name in objectives:
         if name not in ADDITIVE_OBJECTIVES:
             raise InputError(

@@ -361,7 +361,18 @@ PLAIN_OBJECTIVES = _named(lambda o: o.plain)
 PRUNABLE_OBJECTIVES = _named(lambda o: o.floor is not None)
 
 
+#: The objectives of `dse` when none are given and the arch has no component costs.
 DEFAULT_OBJECTIVES = ("latency", "energy")
+#: The default when the arch prices its components: energy in pJ replaces the unitless model.
+COST_DEFAULT_OBJECTIVES = ("latency", "energy_pj")
+
+
+def default_objectives(arch: object) -> tuple[str, ...]:
+    """Cost first: `latency,energy_pj` when the arch prices its components (`arch.components`
+    set, e.g. by `--technology` or `--components`), else `latency,energy`."""
+    if getattr(arch, "components", None) is not None:
+        return COST_DEFAULT_OBJECTIVES
+    return DEFAULT_OBJECTIVES
 
 
 def parse_objectives(text: str | Sequence[str]) -> tuple[str, ...]:
