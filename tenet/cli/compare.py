@@ -30,7 +30,7 @@ EXAMPLE = (
 )
 
 #: The flag of each library parameter an error may name.
-FLAGS = {"objectives": "--best", "directory": "--emit"}
+FLAGS = {"objectives": "--best", "directory": "--emit", "limit": "--limit"}
 
 
 def add_parser(sub) -> None:
@@ -89,9 +89,52 @@ def add_parser(sub) -> None:
         metavar="DIR",
         help="write each arch's best dataflow as DIR/best-OBJECTIVE-ARCH.yaml",
     )
+    add_search_arguments(group)
     add_output(p)
     p.add_argument("--plot", metavar="FILE.png", help="also draw a grouped bar chart")
     add_execution_arguments(p)
+
+
+def add_search_arguments(group) -> None:
+    """The flags of `dse`'s search that shape the --best searches (the same meaning)."""
+    group.add_argument("--no-skew", action="store_true", help="with --best: no systolic skews")
+    group.add_argument(
+        "--interleave",
+        action="store_true",
+        help="with --best: also put temporal loops outside the tile loops (every time order)",
+    )
+    group.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="with --best: search N distinct dataflows sampled at random (as dse --limit)",
+    )
+    group.add_argument(
+        "--seed", type=int, metavar="S", help="with --best: seed of the --limit sample (default 0)"
+    )
+
+
+def search_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of `explore` that the --best search flags give; the flags are
+    refused without --best."""
+    given = [
+        flag
+        for flag, value in (
+            ("--no-skew", args.no_skew),
+            ("--interleave", args.interleave),
+            ("--limit", args.limit is not None),
+            ("--seed", args.seed is not None),
+        )
+        if value
+    ]
+    if given and args.best is None:
+        raise InputError("shapes the search of --best: add --best OBJECTIVE", given[0])
+    return {
+        "skew": not args.no_skew,
+        "interleave": args.interleave,
+        "limit": args.limit,
+        "seed": 0 if args.seed is None else args.seed,
+    }
 
 
 def compare_archs(args: argparse.Namespace) -> list:
@@ -141,6 +184,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dataflow is not None:
         dataflow = load_dataflow(resolve_dataflow(args.dataflow, workload_path))
         dataflow = with_tiles(dataflow, tile_flags(args.tile))
+    search = search_options(args)
     objective = check_best(args.best, workload) if args.best is not None else None
     archs = compare_archs(args)
     results, priced = [], []
@@ -150,7 +194,7 @@ def run(args: argparse.Namespace) -> int:
             results.append(analysis.to_dict())
             priced.append(priced_parts(analysis))
         if objective is not None:
-            result, analysis = best_result(workload, arch, objective, args)
+            result, analysis = best_result(workload, arch, objective, args, search)
             results.append(result)
             priced.append(priced_parts(analysis))
     title = dataflow.name if dataflow is not None else f"best {objective}"
@@ -183,10 +227,13 @@ def check_best(text: str, workload) -> str:
     return names[0]
 
 
-def best_result(workload, arch, objective: str, args: argparse.Namespace) -> tuple[dict, Any]:
+def best_result(
+    workload, arch, objective: str, args: argparse.Namespace, search: dict | None = None
+) -> tuple[dict, Any]:
     """(the analyze JSON, the Analysis) of the arch's best dataflow for the objective (named
-    `best-OBJECTIVE`); the JSON adds its notation, isl text and, under `best`, the
-    objective's value, whether it is maximised and the search's counts."""
+    `best-OBJECTIVE`), searched with the `explore` options `search` (`search_options`); the
+    JSON adds its notation, isl text and, under `best`, the objective's value, whether it is
+    maximised and the search's counts."""
     from dataclasses import replace
 
     from tenet.explore.dse import emit as emit_dataflows
@@ -201,6 +248,7 @@ def best_result(workload, arch, objective: str, args: argparse.Namespace) -> tup
             (objective,),
             max_operations=args.max_isl_ops,
             progress=tick,
+            **(search or {}),
             **execution_options(args),
         )
     if not report.pareto:
