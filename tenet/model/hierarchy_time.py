@@ -90,7 +90,7 @@ def ceil_cycles(
     for domain, aff in affine_pieces(pw, tally):
         scaled = aff.scale_val(isl.Val(str(num))).scale_down_val(isl.Val(str(den))).ceil()
         parts.append(isl.PwAff.alloc(domain, scaled))
-    return combine_pw_affs(parts, "union_add")
+    return combine_pw_affs(parts, "union_add", tidy=False)
 
 
 def sum_over(f: isl.PwAff | None) -> int:
@@ -178,7 +178,7 @@ def product_piece_sums(f: isl.PwAff, depth: int) -> isl.PwAff | None:
     parts = list(counted)
     for tiles, total in sums:
         zero = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(tiles.get_space()))
-        parts.append(isl.PwAff.alloc(tiles, zero.set_constant_val(isl.Val(total))))
+        parts.append(isl.PwAff.alloc(tiles, zero.set_constant_val(isl.Val(str(total)))))
     return combine_pw_affs(parts, "union_add")
 
 
@@ -204,7 +204,7 @@ def level_time(
     if double_buffered:
         coming = ceil_cycles(maps.next_fill_words, word_bits, b, tally)  # F(next u)
         leaving = ceil_cycles(maps.prev_drain_words, word_bits, b, tally)  # D(prev u)
-        transfer = combine_pw_affs([coming, leaving], "union_add")
+        transfer = combine_pw_affs([coming, leaving], "union_add", tidy=False)
         s = combine_pw_affs([compute, transfer], "union_max")
         # F(first) and D(last): the per-tile words at those two tiles
         first, last = maps.used_tiles.lexmin(), maps.used_tiles.lexmax()

@@ -199,8 +199,10 @@ def check_tile_depths(
     return chosen
 
 
+@functools.lru_cache(maxsize=64)
 def tile_map(time_tuple: tuple[str, int], depth: int) -> isl.UnionMap:
-    """τ = { T[t_0, ..., t_{k-1}] -> Tile[t_0, ..., t_{d-1}] }."""
+    """τ = { T[t_0, ..., t_{k-1}] -> Tile[t_0, ..., t_{d-1}] } (parsed once; isl objects are
+    values)."""
     name, arity = time_tuple
     dims = [f"t{k}" for k in range(arity)]
     return isl.UnionMap(f"{{ {name}[{', '.join(dims)}] -> Tile[{', '.join(dims[:depth])}] }}")
@@ -567,6 +569,7 @@ def level_traffic(
     return [traffic for traffic, _ in level_traffic_maps(workload, arch, bound, source)]
 
 
+@functools.lru_cache(maxsize=64)
 def prefix_map(depth: int, outer: int) -> isl.UnionMap:
     """{ Tile[u_0, ..., u_{depth-1}] -> Tile[u_0, ..., u_{outer-1}] }: a tile of depth
     `depth` to the tile of depth `outer` <= depth that holds it."""
