@@ -119,55 +119,80 @@ def per_tile_sum(f: isl.PwAff, depth: int) -> isl.PwQPolynomial:
     return isl.PwQPolynomial.from_pw_aff(f).reset_domain_space(split.wrap()).sum()
 
 
-def per_tile_total(f: isl.PwAff, depth: int, tally: list[int]) -> isl.PwAff | None:
+def per_tile_total(
+    f: isl.PwAff, depth: int, tally: list[int], known_total: int | None = None
+) -> isl.PwAff | None:
     """`per_tile_sum` as a quasi-affine PwAff (`as_pw_aff`), or, when every piece of f is a
-    product of tiles and other coordinates (`product_piece_sums`), one constant per piece
-    without a barvinok sum."""
-    fast = product_piece_sums(f, depth)
+    product of tiles and other coordinates or a constant (`product_piece_sums`), without
+    summing a function with barvinok. `known_total` is Σ_x f(x), when known."""
+    fast = product_piece_sums(f, depth, known_total)
     return as_pw_aff(per_tile_sum(f, depth), tally) if fast is None else fast
 
 
-def product_piece_sums(f: isl.PwAff, depth: int) -> isl.PwAff | None:
+def _product_split(
+    domain: isl.Set, aff: isl.Aff, depth: int
+) -> tuple[isl.Set, isl.Set, isl.Aff] | None:
+    """(P, R, a on R) when domain = P × R, P its shadow on the first `depth` coordinates
+    (as Tile) and R on the others, and `aff` involves none of the first `depth`; else None."""
+    if aff.involves_dims(isl.dim_type.in_, 0, depth):
+        return None
+    n = domain.dim(isl.dim_type.set)
+    tiles = domain.project_out(isl.dim_type.set, depth, n - depth)
+    rest = domain.project_out(isl.dim_type.set, 0, depth)
+    product = tiles.insert_dims(isl.dim_type.set, depth, n - depth).intersect(
+        rest.insert_dims(isl.dim_type.set, 0, depth)
+    )
+    if not product.is_equal(domain.reset_tuple_id()):
+        return None
+    return tiles.set_tuple_name("Tile"), rest, aff.drop_dims(isl.dim_type.in_, 0, depth)
+
+
+def _constant_on(tiles: isl.Set, value: int) -> isl.PwAff:
+    zero = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(tiles.get_space()))
+    return isl.PwAff.alloc(tiles, zero.set_constant_val(isl.Val(str(value))))
+
+
+def product_piece_sums(
+    f: isl.PwAff, depth: int, known_total: int | None = None
+) -> isl.PwAff | None:
     """`per_tile_sum` piece by piece, without summing a function with barvinok, when each
     piece (D, a) of f is one of:
 
-    * a constant c: Σ_{x ∈ D, x_tile = U} c = c · |{ r : (U, r) ∈ D }| (barvinok's card()
-      of D read as a relation Tile -> rest), when that count is quasi-affine in U;
     * D = P × R, P its shadow on the first `depth` coordinates and R on the others, and a
       involving none of the first `depth`: Σ_{x ∈ D, x_tile = U} a(x) = Σ_{r ∈ R} a(r)
-      for U ∈ P (`sum_over`).
+      for U ∈ P (`sum_over`);
+    * a constant c: Σ_{x ∈ D, x_tile = U} c = c · |{ r : (U, r) ∈ D }| (barvinok's card()
+      of D read as a relation Tile -> rest), when that count is quasi-affine in U.
 
-    The pieces' sums add up (constant ones on the same tiles first). None when some piece
-    is neither."""
-    n = f.dim(isl.dim_type.in_)
-    constant: list[tuple[isl.Set, int]] = []  # (tiles, value)
+    The pieces' sums add up (products on the same tiles first). When every piece is a
+    product on the same tiles P and Σ_x f(x) is `known_total`, the sum is the constant
+    known_total / |P| on P. None when some piece is neither."""
+    products: list[tuple[isl.Set, isl.Set, isl.Aff]] = []
     counted: list[isl.PwAff] = []  # c · |D(U)|
     for domain, aff in f.get_pieces():
-        if aff.is_cst():
-            value = aff.get_constant_val()
-            as_map = isl.Map.from_range(domain).move_dims(
-                isl.dim_type.in_, 0, isl.dim_type.out, 0, depth
-            )
-            card = as_map.set_tuple_name(isl.dim_type.in_, "Tile").card()
-            pieces = card.get_pieces()
-            if not all(qp.isa_aff() for _, qp in pieces):
-                return None
-            counted.extend(isl.PwAff.alloc(d, qp.as_aff().scale_val(value)) for d, qp in pieces)
+        split = _product_split(domain, aff, depth)
+        if split is not None:
+            products.append(split)
             continue
-        if aff.involves_dims(isl.dim_type.in_, 0, depth):
+        if not aff.is_cst():
             return None
-        tiles = domain.project_out(isl.dim_type.set, depth, n - depth)
-        rest = domain.project_out(isl.dim_type.set, 0, depth)
-        product = tiles.insert_dims(isl.dim_type.set, depth, n - depth).intersect(
-            rest.insert_dims(isl.dim_type.set, 0, depth)
+        value = aff.get_constant_val()
+        as_map = isl.Map.from_range(domain).move_dims(
+            isl.dim_type.in_, 0, isl.dim_type.out, 0, depth
         )
-        if not product.is_equal(domain.reset_tuple_id()):
+        card = as_map.set_tuple_name(isl.dim_type.in_, "Tile").card()
+        pieces = card.get_pieces()
+        if not all(qp.isa_aff() for _, qp in pieces):
             return None
-        constant.append(
-            (tiles.set_tuple_name("Tile"), rest, aff.drop_dims(isl.dim_type.in_, 0, depth))
-        )
+        counted.extend(isl.PwAff.alloc(d, qp.as_aff().scale_val(value)) for d, qp in pieces)
+    if known_total is not None and products and not counted:
+        tiles = products[0][0]
+        if all(other.is_equal(tiles) for other, _, _ in products[1:]):
+            size = count(tiles)
+            if known_total % size == 0:
+                return _constant_on(tiles, known_total // size)
     sums: list[tuple[isl.Set, int]] = []
-    for tiles, rest, aff in constant:
+    for tiles, rest, aff in products:
         value = sum_over(isl.PwAff.alloc(rest, aff))
         for k, (known, total) in enumerate(sums):
             if known.is_equal(tiles):
@@ -175,10 +200,7 @@ def product_piece_sums(f: isl.PwAff, depth: int) -> isl.PwAff | None:
                 break
         else:
             sums.append((tiles, value))
-    parts = list(counted)
-    for tiles, total in sums:
-        zero = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(tiles.get_space()))
-        parts.append(isl.PwAff.alloc(tiles, zero.set_constant_val(isl.Val(str(total)))))
+    parts = counted + [_constant_on(tiles, total) for tiles, total in sums]
     return combine_pw_affs(parts, "union_add")
 
 
@@ -243,14 +265,14 @@ def hierarchy_time(
         return None
     tally = [0, 0]
     by_name = {level.name: level for level in arch.levels}
-    compute = per_tile_total(step_cost, levels[0][1].depth, tally)
+    compute = per_tile_total(step_cost, levels[0][1].depth, tally, step_cycles)
     out: list[LevelTime] = []
     ends_total = 0
     s = compute
     wrapped = step_cycles  # Σ_u C(u) of the innermost level: every used step is in a tile
     for n, (traffic, maps) in enumerate(levels):
         if n:  # C(U) = Σ of the inner level's s over its tiles inside U
-            compute = per_tile_total(s, maps.depth, tally)
+            compute = per_tile_total(s, maps.depth, tally, wrapped)
         b = by_name[traffic.above].bits_per_cycle(arch.clock_ghz)
         double = by_name[traffic.name].double_buffered
         s, ends, fills, drains, computed = level_time(
