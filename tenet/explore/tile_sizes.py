@@ -1,0 +1,1011 @@
+"""GLB tile sizes in the search (docs/dse.md, "Tile sizes: `--tile-sizes`").
+
+`tenet dse` splits each loop once, by the array, so a GLB tile is a prefix of its time stamp
+and its extents are fixed. Here every loop `x` of extent `N_x` is split three ways: an outer
+coordinate `floor(x/T_x)` (when `Q_x = N_x/T_x > 1`), a coordinate inside the GLB tile, and,
+for the two spatial loops, the PE coordinate `x % P`. A design is
+
+* the spatial loops `s0, s1` (on PE axes 0 and 1, `P_0 | T_s0`, `P_1 | T_s1`);
+* the GLB tile extents `T_x` (divisors of `N_x`);
+* the order of the outer coordinates (the loops with `Q_x > 1`, outermost first);
+* the innermost loop `r` of the GLB tile (a temporal loop), skewed by both PE coordinates:
+  the last time coordinate is `x_r % T_r + s0 % P_0 + s1 % P_1`.
+
+The time stamp is `T[outer..., inner..., innermost]` and `tiles: {GLB: d}` with `d` the number
+of outer coordinates, so `analyze` reads a design as it reads any dataflow.
+
+Every count the search ranks by is a closed form in the tile sizes (exact Python ints, checked
+against barvinok in tests/explore/test_tile_sizes.py): the array side follows from which of
+`s0`, `s1`, `r` each tensor depends on (one *run* of the innermost loop is the same on every
+value of the other coordinates, and no reuse crosses runs), the GLB <-> DRAM traffic from the
+rule of docs/levels.md applied to the footprints of consecutive tiles. Every front member is
+counted again by plain `analyze`.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import multiprocessing
+import time as clock
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import islpy as isl
+
+from tenet.bounds.snowcat import divisors, problem_from_workload, snowcat_at
+from tenet.errors import InputError
+from tenet.explore.dse import DseResult, FrontEntry, pareto_indices
+from tenet.explore.space import array_axes, skew_options
+from tenet.model.arch import Arch
+from tenet.model.cost import (
+    BoundaryWords,
+    TensorActions,
+    area_counts,
+    level_components_of,
+    level_energy,
+    priced_on,
+    tensor_energy,
+)
+from tenet.model.dataflow import Dataflow
+from tenet.model.metrics import Analysis, analyze
+from tenet.model.workload import Workload
+from tenet.util.isl_util import parse_union_map
+
+#: The objectives a tile-size search ranks by closed forms (each re-checked by `analyze`).
+TILE_SIZE_OBJECTIVES = ("energy_pj", "dram", "time_steps")
+
+
+# --- the problem ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TensorShape:
+    """A tensor: per index dimension, the loops whose sum it is (coefficients 1)."""
+
+    name: str
+    dims: tuple[tuple[str, ...], ...]
+    output: bool
+
+    def loops(self) -> frozenset[str]:
+        return frozenset(x for dim in self.dims for x in dim)
+
+
+@dataclass(frozen=True)
+class TileProblem:
+    """A one-statement einsum on a 2-D systolic array with a GLB under DRAM."""
+
+    statement: str
+    loops: tuple[str, ...]
+    extents: dict[str, int]
+    tensors: tuple[TensorShape, ...]
+    rows: int  # P_0, PE axis 0
+    cols: int  # P_1, PE axis 1
+    level: str  # the GLB: levels[0], tiled
+    above: str  # DRAM: levels[1]
+    capacity: int
+    double_buffered: bool
+    sizes: dict[str, int]  # distinct elements each tensor touches
+
+    @property
+    def macs(self) -> int:
+        return math.prod(self.extents.values())
+
+
+def tile_problem(workload: Workload, arch: Arch) -> TileProblem:
+    """The loops, tensors, array and GLB of a search; InputError when the tile-size search
+    does not model them (one line naming the file and key)."""
+    problem = problem_from_workload(workload)
+    if len(arch.levels) != 2:
+        raise InputError(
+            "the tile-size search needs exactly two memory levels (a GLB under DRAM)",
+            arch.source,
+            "levels",
+        )
+    _check_systolic(arch)
+    axes = array_axes(arch)
+    tensors = []
+    for tensor in problem.tensors:
+        dims = []
+        for coefficients in tensor.dims:
+            if any(c not in (0, 1) for c in coefficients):
+                raise InputError(
+                    f"the tile-size search needs indices that are sums of loops; "
+                    f"{tensor.name} has coefficients {coefficients}",
+                    workload.source,
+                    "einsum",
+                )
+            dims.append(tuple(r for r, c in zip(problem.ranks, coefficients) if c))
+        used = [x for dim in dims for x in dim]
+        if len(used) != len(set(used)):
+            raise InputError(
+                f"the tile-size search needs each loop in one index of {tensor.name}",
+                workload.source,
+                "einsum",
+            )
+        tensors.append(TensorShape(tensor.name, tuple(dims), tensor.output))
+    output = next(t.name for t in tensors if t.output)
+    if output in workload.accesses["read"]:
+        raise InputError(
+            f"the tile-size search needs an output that is not read ({output} is)",
+            workload.source,
+            "einsum",
+        )
+    glb = arch.levels[0]
+    return TileProblem(
+        statement=workload.statements[0][0],
+        loops=tuple(problem.ranks),
+        extents=dict(zip(problem.ranks, problem.sizes)),
+        tensors=tuple(tensors),
+        rows=axes[0].size,
+        cols=axes[1].size,
+        level=glb.name,
+        above=arch.levels[1].name,
+        capacity=glb.capacity_words,
+        double_buffered=glb.double_buffered,
+        sizes={t.name: problem.size(t) for t in problem.tensors},
+    )
+
+
+def _check_systolic(arch: Arch) -> None:
+    """A 2-D box array whose links all move a value one PE along +axis 0 or +axis 1 per step
+    (as `systolic-16x16`), with such a link on both axes."""
+    axes = array_axes(arch)
+    if len(axes) != 2 or any(a.size < 2 or a.low != 0 for a in axes):
+        raise InputError("the tile-size search needs a 2-D PE array", arch.source, "pe")
+    if arch.pe_count != axes[0].size * axes[1].size:
+        raise InputError("the tile-size search needs a box PE array", arch.source, "pe")
+    allowed = isl.UnionSet(f"{{ {arch.pe_tuple}[-1, 0]; {arch.pe_tuple}[0, -1] }}")
+    for link in arch.links:
+        if link.kind != "forward" or not set(link.window) <= {0, 1}:
+            raise InputError(
+                "the tile-size search models forward links of window 0 or 1 only",
+                arch.source,
+                "interconnect",
+            )
+        if not link.relation.deltas().is_subset(allowed):
+            raise InputError(
+                "the tile-size search models links one PE along +axis (systolic) only",
+                arch.source,
+                "interconnect",
+            )
+        if link.tensors is not None or link.access != "both":
+            raise InputError(
+                "the tile-size search models links that carry every tensor both ways",
+                arch.source,
+                "interconnect",
+            )
+    if any(1 not in options for options in skew_options(arch, axes)):
+        raise InputError(
+            "the tile-size search needs a link of window 1 along +axis 0 and +axis 1",
+            arch.source,
+            "interconnect",
+        )
+
+
+# --- a design ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TiledDesign:
+    """Spatial loops (axis 0, axis 1), GLB tile extents, outer order and innermost loop."""
+
+    spatial: tuple[str, str]
+    tile: tuple[tuple[str, int], ...]  # (loop, T_x) in the statement's loop order
+    outer: tuple[str, ...]  # loops with Q_x > 1, outermost first
+    innermost: str
+
+    def extent(self, name: str) -> int:
+        return dict(self.tile)[name]
+
+
+def quotients(problem: TileProblem, design: TiledDesign) -> dict[str, int]:
+    """Q_x = N_x / T_x."""
+    return {x: problem.extents[x] // t for x, t in design.tile}
+
+
+def inner_order(problem: TileProblem, design: TiledDesign) -> list[str]:
+    """The coordinates inside the GLB tile before the innermost: the loops in statement order,
+    a spatial loop when T_x > P, a temporal one when T_x > 1."""
+    sizes = _axis_sizes(problem, design)
+    out = []
+    for x, t in design.tile:
+        if x == design.innermost:
+            continue
+        if t > sizes.get(x, 1):
+            out.append(x)
+    return out
+
+
+def _axis_sizes(problem: TileProblem, design: TiledDesign) -> dict[str, int]:
+    return {design.spatial[0]: problem.rows, design.spatial[1]: problem.cols}
+
+
+def space_text(problem: TileProblem, design: TiledDesign) -> str:
+    """`{ S[n] -> PE[s0 % P_0, s1 % P_1] }`"""
+    s0, s1 = design.spatial
+    return (
+        f"{{ {problem.statement}[{', '.join(problem.loops)}] -> "
+        f"PE[{s0} % {problem.rows}, {s1} % {problem.cols}] }}"
+    )
+
+
+def time_text(problem: TileProblem, design: TiledDesign) -> str:
+    """`{ S[n] -> T[floor(x/T_x) outer..., inner..., x_r % T_r + s0 % P_0 + s1 % P_1] }`"""
+    sizes = _axis_sizes(problem, design)
+    q = quotients(problem, design)
+    dims = [x if design.extent(x) == 1 else f"floor({x}/{design.extent(x)})" for x in design.outer]
+    for x in inner_order(problem, design):
+        within = x if q[x] == 1 else f"({x} % {design.extent(x)})"
+        dims.append(f"floor({within}/{sizes[x]})" if x in sizes else within)
+    r = design.innermost
+    last = r if q[r] == 1 else f"{r} % {design.extent(r)}"
+    if design.extent(r) == 1:
+        last = "0"
+    s0, s1 = design.spatial
+    dims.append(f"{last} + {s0} % {problem.rows} + {s1} % {problem.cols}")
+    return f"{{ {problem.statement}[{', '.join(problem.loops)}] -> T[{', '.join(dims)}] }}"
+
+
+def notation(design: TiledDesign) -> str:
+    """`(K%16, C%16 - P | K/64, OX/8 - GLB | OY~ - T) tiles GLB=2`: spatial loops, the
+    outer loops with their tile extents, the skewed innermost loop."""
+    s0, s1 = design.spatial
+    outer = ", ".join(f"{x.upper()}/{design.extent(x)}" for x in design.outer)
+    tile = " ".join(f"{x.upper()}={t}" for x, t in design.tile)
+    return f"({s0.upper()}%P, {s1.upper()}%P - P | {outer} - GLB | {design.innermost.upper()}+p - T) tile {tile}"
+
+
+def dataflow_of(problem: TileProblem, design: TiledDesign, name: str) -> Dataflow:
+    """The design as a dataflow `analyze` reads: its maps and `tiles: {GLB: d}`."""
+    return Dataflow(
+        name,
+        parse_union_map(space_text(problem, design)),
+        parse_union_map(time_text(problem, design)),
+        tiles={problem.level: len(design.outer)},
+    )
+
+
+# --- closed forms: the array side -----------------------------------------------------------
+
+
+def runs(problem: TileProblem, design: TiledDesign) -> int:
+    """Runs of the innermost loop: MACs / (P_0 · P_1 · T_r)."""
+    return problem.macs // (problem.rows * problem.cols * design.extent(design.innermost))
+
+
+def time_steps(problem: TileProblem, design: TiledDesign) -> int:
+    """Each run takes T_r + P_0 - 1 + P_1 - 1 steps (the skew), none shared: runs × that."""
+    steps = design.extent(design.innermost) + problem.rows + problem.cols - 2
+    return runs(problem, design) * steps
+
+
+def _sources(problem: TileProblem, tensor: TensorShape, design: TiledDesign) -> tuple[int, int]:
+    """(words, Σ edge pitches) per slice of one run at the PEs that fetch a read tensor's word
+    (no PE holds it at the previous step): all PEs when it depends on both spatial loops, the
+    column b = 0 (its P_0 rows) when only on s0 (it moves along axis 1), the row a = 0 when
+    only on s1 (along axis 0), PE (0, 0) when on neither. The edge is at a = -1: a word at row
+    a travels a + 1 pitches."""
+    p0, p1 = problem.rows, problem.cols
+    dep0, dep1 = (s in tensor.loops() for s in design.spatial)
+    if dep0 and dep1:
+        return p0 * p1, p1 * p0 * (p0 + 1) // 2
+    if dep0:
+        return p0, p0 * (p0 + 1) // 2
+    if dep1:
+        return p1, p1
+    return 1, 1
+
+
+def _sinks(problem: TileProblem, tensor: TensorShape, design: TiledDesign) -> tuple[int, int]:
+    """(words, Σ edge pitches) per slice leaving the array for the output: every PE when it
+    depends on both spatial loops; the column b = P_1 - 1 when only on s0; the row
+    a = P_0 - 1 when only on s1; PE (P_0 - 1, P_1 - 1) when on neither."""
+    p0, p1 = problem.rows, problem.cols
+    dep0, dep1 = (s in tensor.loops() for s in design.spatial)
+    if dep0 and dep1:
+        return p0 * p1, p1 * p0 * (p0 + 1) // 2
+    if dep0:
+        return p0, p0 * (p0 + 1) // 2
+    if dep1:
+        return p1, p1 * p0
+    return 1, p0
+
+
+def array_actions(problem: TileProblem, design: TiledDesign) -> dict[str, TensorActions]:
+    """Each tensor's actions on the array side (docs/energy.md), in closed form.
+
+    Per run, each PE is busy T_r consecutive steps. A slice is one step of every PE (T_r
+    slices per run) when the tensor depends on the innermost loop r, else the whole run
+    (the PE keeps its word: own-register reuse). Read side: unique = runs · slices · w
+    (w from `_sources`), the rest of the first uses arrive over a link (one register write
+    and one pitch each). Output: exits = runs · slices · w (`_sinks`), read_back = exits − |O|,
+    accumulations read all but each element's first partial sum."""
+    macs, pes = problem.macs, problem.rows * problem.cols
+    n_runs = runs(problem, design)
+    t_r = design.extent(design.innermost)
+    out: dict[str, TensorActions] = {}
+    for tensor in problem.tensors:
+        slices = n_runs * (t_r if design.innermost in tensor.loops() else 1)
+        if not tensor.output:
+            words, pitches = _sources(problem, tensor, design)
+            unique, carried = slices * words, slices * (pes - words)
+            out[tensor.name] = TensorActions(
+                register_reads=macs,
+                register_writes=unique,
+                link_register_writes=carried,
+                scratchpad_read_words=unique,
+                forward_pitches=Fraction(carried),
+                distribution_pitches=Fraction(slices * pitches),
+            )
+            continue
+        words, pitches = _sinks(problem, tensor, design)
+        exits, sends = slices * words, slices * (pes - words)
+        elements = problem.sizes[tensor.name]
+        read_back = exits - elements
+        exit_pitches = slices * pitches
+        back_pitches = Fraction(exit_pitches * read_back, exits)  # every element alike
+        out[tensor.name] = TensorActions(
+            register_writes=macs + read_back,
+            link_register_writes=sends,
+            scratchpad_read_words=read_back,
+            scratchpad_write_words=exits,
+            read_back_words=read_back,
+            forward_pitches=Fraction(sends),
+            distribution_pitches=exit_pitches + back_pitches,
+            accumulator_reads=macs - elements,
+            register_read_outs=exits + sends,
+        )
+    return out
+
+
+# --- closed forms: GLB <-> DRAM --------------------------------------------------------------
+
+
+def footprint(tensor: TensorShape, tile: dict[str, int]) -> int:
+    """|F_X| of one GLB tile: Π over index dims of (Σ_x (T_x − 1) + 1)."""
+    return math.prod(sum(tile[x] - 1 for x in dim) + 1 for dim in tensor.dims)
+
+
+def _overlap(tensor: TensorShape, tile: dict[str, int], shift: dict[str, int]) -> int:
+    """|F_X(t) ∩ F_X(t')| when tile t' starts shift[x] · T_x further along each loop x: per
+    dim, the two intervals of length L are Δ = Σ_x shift[x]·T_x apart: max(0, L − |Δ|)."""
+    words = 1
+    for dim in tensor.dims:
+        length = sum(tile[x] - 1 for x in dim) + 1
+        delta = sum(shift.get(x, 0) * tile[x] for x in dim)
+        words *= max(0, length - abs(delta))
+    return words
+
+
+def transitions(outer: Sequence[str], q: dict[str, int]) -> list[tuple[int, dict[str, int]]]:
+    """Per outer position j: (how many tile changes advance coordinate j, the shift of each
+    loop then: +1 on o_j, −(Q_k − 1) on every o_k inside it, which restart)."""
+    out = []
+    before = 1
+    for j, x in enumerate(outer):
+        shift = {x: 1, **{y: -(q[y] - 1) for y in outer[j + 1 :]}}
+        out.append((before * (q[x] - 1), shift))
+        before *= q[x]
+    return out
+
+
+@dataclass(frozen=True)
+class GlbTraffic:
+    """Per tensor (reads, writes) between the GLB and DRAM, and the GLB's capacity needed
+    (`capacity_needed`, and `footprint`, `capacity_needed_single`), exact."""
+
+    tensors: dict[str, tuple[int, int]]
+    capacity: int
+    footprint: int
+
+    @property
+    def words(self) -> int:
+        return sum(r + w for r, w in self.tensors.values())
+
+
+@dataclass(frozen=True)
+class _Boundary:
+    """The words of one tile extent and outer order, before the capacity: per tensor
+    (reads, writes), per kind of tile change the words entering (`fills`, the output's
+    first entries included) and leaving (`backs`), and Σ_X |F_X|."""
+
+    tensors: dict[str, tuple[int, int]]
+    fills: list[int]
+    backs: list[int]
+    footprint: int
+
+    @property
+    def words(self) -> int:
+        return sum(r + w for r, w in self.tensors.values())
+
+
+def _boundary(
+    problem: TileProblem, tile: dict[str, int], outer: Sequence[str], q: dict[str, int]
+) -> _Boundary:
+    moves = transitions(outer, q)
+    words: dict[str, tuple[int, int]] = {}
+    fills = [0] * len(moves)
+    backs = [0] * len(moves)
+    total_footprint = 0
+    for tensor in problem.tensors:
+        size = footprint(tensor, tile)
+        total_footprint += size
+        entries = size
+        for j, (n, shift) in enumerate(moves):
+            fresh = size - _overlap(tensor, tile, shift)
+            entries += n * fresh
+            fills[j] += fresh
+            if tensor.output:
+                backs[j] += fresh
+        if tensor.output:
+            words[tensor.name] = (entries - problem.sizes[tensor.name], entries)
+        else:
+            words[tensor.name] = (entries, 0)
+    return _Boundary(words, fills, backs, total_footprint)
+
+
+def _capacity(
+    problem: TileProblem, outer: Sequence[str], q: dict[str, int], boundary: _Boundary
+) -> int:
+    """`capacity_needed`: Σ_X |F_X| single-buffered, plus `_double_buffer_extra`."""
+    if not problem.double_buffered or not outer:
+        return boundary.footprint
+    extra = _double_buffer_extra(problem, outer, q, boundary.fills, boundary.backs)
+    return boundary.footprint + extra
+
+
+def glb_traffic(problem: TileProblem, design: TiledDesign) -> GlbTraffic:
+    """The rule of docs/levels.md on the tiles `floor(x/T_x)` in the outer order.
+
+    Tiles are boxes; a tile change that advances outer coordinate j moves every tile box by
+    the same shift, so each tensor's entries are |F_X| at the first tile plus
+    Σ_j n_j (|F_X| − overlap_j). An input's entries are its reads; the output's exits (as
+    many as its entries) are its writes and its entries but each element's first its reads."""
+    tile = dict(design.tile)
+    q = quotients(problem, design)
+    boundary = _boundary(problem, tile, design.outer, q)
+    capacity = _capacity(problem, design.outer, q, boundary)
+    return GlbTraffic(boundary.tensors, capacity, boundary.footprint)
+
+
+def _double_buffer_extra(
+    problem: TileProblem,
+    outer: Sequence[str],
+    q: dict[str, int],
+    fills: list[int],
+    backs: list[int],
+) -> int:
+    """max over tiles t of (fill words of next(t) + write-back words of prev(t)).
+
+    A tile with coordinates c is entered by the change of its last non-zero coordinate i
+    and left by the change of its last coordinate o below its Q − 1; next(t) holds only
+    output elements never seen (no fill read) exactly when o_o is an output loop and every
+    non-output loop before o is at 0 (the output's tile depends on its own loops only). So
+    the maximum is over the (i, o, fresh) that some c satisfies."""
+    output = next(t for t in problem.tensors if t.output)
+    if any(len(dim) != 1 for dim in output.dims):  # a sliding output: the bound of all fills
+        return max(backs) + max(fills)
+    out_loops = output.loops()
+    member = tuple(x in out_loops for x in outer)
+    wide = tuple(q[x] >= 3 for x in outer)
+    best = 0
+    for i, o, fresh in _feasible_kinds(member, wide):
+        value = backs[i] if i is not None else 0
+        if o is not None:
+            value += fills[o] - (backs[o] if fresh else 0)  # the output enters as it leaves
+        best = max(best, value)
+    return best
+
+
+@functools.lru_cache(maxsize=4096)
+def _feasible_kinds(
+    member: tuple[bool, ...], wide: tuple[bool, ...]
+) -> tuple[tuple[int | None, int | None, bool], ...]:
+    """The (i, o, fresh) some tile coordinates satisfy, given which outer loops the output
+    uses and which have Q >= 3 (every outer loop has Q >= 2)."""
+    d = len(member)
+    out = []
+    for i in [None, *range(d)]:
+        for o in [None, *range(d)]:
+            for fresh in (True, False):
+                if o is None and not fresh:
+                    continue
+                if _feasible(member, wide, i, o, fresh):
+                    out.append((i, o, fresh))
+    return tuple(out)
+
+
+def _feasible(
+    member: tuple[bool, ...], wide: tuple[bool, ...], i: int | None, o: int | None, fresh: bool
+) -> bool:
+    """Some tile coordinates c (0 <= c_k < Q_k) have last non-zero position i (None: all
+    zero), last non-maximal position o (None: all maximal), and next(t) fresh or not."""
+    d = len(member)
+    need: list[set[str]] = [set() for _ in range(d)]
+    for k in range(d):
+        if i is None or k > i:
+            need[k].add("=0")
+        if o is None or k > o:
+            need[k].add("=max")
+    if i is not None:
+        need[i].add("!=0")
+    if o is not None:
+        need[o].add("!=max")
+    if o is not None and fresh:
+        if not member[o]:
+            return False
+        for k in range(o):
+            if not member[k]:
+                need[k].add("=0")
+        return all(_possible(n, wide[k]) for k, n in enumerate(need))
+    if o is not None and member[o]:  # not fresh: some non-output loop before o is not 0
+        for k in range(o):
+            if member[k]:
+                continue
+            trial = [set(n) for n in need]
+            trial[k].add("!=0")
+            if all(_possible(n, wide[m]) for m, n in enumerate(trial)):
+                return True
+        return False
+    return all(_possible(n, wide[k]) for k, n in enumerate(need))
+
+
+def _possible(need: set[str], wide: bool) -> bool:
+    """Some c in 0..Q−1 meets every constraint of `need` (Q >= 2; Q >= 3 when `wide`)."""
+    values = (0, 1, 2) if wide else (0, 1)
+    top = values[-1]
+    checks = {
+        "=0": lambda c: c == 0,
+        "!=0": lambda c: c != 0,
+        "=max": lambda c: c == top,
+        "!=max": lambda c: c != top,
+    }
+    return any(all(checks[n](c) for n in need) for c in values)
+
+
+# --- pricing ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Prices:
+    """pJ per action of the arch's components, exact: per TensorActions field, per fill and
+    per write-back word at the GLB <-> DRAM boundary, per MAC."""
+
+    action: dict[str, Fraction]
+    fill: Fraction
+    back: Fraction
+    mac: Fraction
+
+    @property
+    def fill_float(self) -> float:
+        return float(self.fill)
+
+    @property
+    def back_float(self) -> float:
+        return float(self.back)
+
+
+def prices_of(arch: Arch, problem: TileProblem) -> Prices:
+    """Energy is linear in every count: price one of each (InputError without components)."""
+    if arch.components is None:
+        raise InputError(
+            "energy_pj needs component costs (technology: or components:)",
+            arch.source,
+            "components",
+        )
+    components = arch.components
+    action = {}
+    for name in TensorActions.__dataclass_fields__:
+        kind = Fraction(1) if name.endswith("pitches") else 1
+        parts = tensor_energy(TensorActions(**{name: kind}), components)
+        action[name] = parts.total
+    levels = level_components_of(arch)
+    by_fill = BoundaryWords(problem.level, problem.above, True, (("X", 1, 0),))
+    by_back = BoundaryWords(problem.level, problem.above, True, (("X", 0, 1),))
+    fill = sum(level_energy([by_fill], levels, components.word_bits, arch.source)[0].values())
+    back = sum(level_energy([by_back], levels, components.word_bits, arch.source)[0].values())
+    return Prices(action, Fraction(fill), Fraction(back), Fraction(components.mac_energy_pj.value))
+
+
+def actions_energy(actions: dict[str, TensorActions], prices: Prices) -> Fraction:
+    """Σ over tensors and fields of count × price."""
+    total = Fraction(0)
+    for acts in actions.values():
+        for name, price in prices.action.items():
+            value = getattr(acts, name)
+            if value:
+                total += value * price
+    return total
+
+
+def traffic_energy(traffic: GlbTraffic, prices: Prices) -> Fraction:
+    """Fills and write-backs priced at both ends."""
+    return sum(
+        (r * prices.fill + w * prices.back for r, w in traffic.tensors.values()), Fraction(0)
+    )
+
+
+def energy_pj(problem: TileProblem, design: TiledDesign, prices: Prices) -> Fraction:
+    """cost.energy_pj.total of the design, in closed form: MACs + array side + boundary."""
+    return (
+        problem.macs * prices.mac
+        + actions_energy(array_actions(problem, design), prices)
+        + traffic_energy(glb_traffic(problem, design), prices)
+    )
+
+
+def priced(arch: Arch, problem: TileProblem, design: TiledDesign) -> Fraction:
+    """The same energy through `tenet.model.cost.priced_on` (the pricing `analyze` uses)."""
+    traffic = glb_traffic(problem, design)
+    words = tuple((x, r, w) for x, (r, w) in traffic.tensors.items())
+    boundary = BoundaryWords(problem.level, problem.above, True, words)
+    cost = priced_on(
+        arch, array_actions(problem, design), problem.macs, area_counts(arch), [boundary]
+    )
+    return cost.energy_pj.total
+
+
+# --- the search -------------------------------------------------------------------------------
+
+
+def _tile_choices(problem: TileProblem, spatial: tuple[str, str]) -> list[list[int]]:
+    """Per loop, the extents T_x tried: divisors of N_x, multiples of P on a spatial loop."""
+    sizes = {spatial[0]: problem.rows, spatial[1]: problem.cols}
+    out = []
+    for x in problem.loops:
+        p = sizes.get(x, 1)
+        out.append([t for t in divisors(problem.extents[x]) if t % p == 0])
+    return out
+
+
+def separable(problem: TileProblem, spatial: tuple[str, str], innermost: str) -> bool:
+    """The innermost loop is temporal and no index holds two of s0, s1 and r (a sliding
+    index `ox + rx` over the skewed PEs would meet the same word on a diagonal, which the
+    closed forms of `array_actions` do not count)."""
+    if innermost in spatial:
+        return False
+    chosen = {*spatial, innermost}
+    return all(len(chosen & set(dim)) <= 1 for t in problem.tensors for dim in t.dims)
+
+
+def spatial_pairs(problem: TileProblem) -> list[tuple[str, str]]:
+    """Ordered pairs of distinct loops whose extents the axes divide."""
+    return [
+        (a, b)
+        for a, b in itertools.permutations(problem.loops, 2)
+        if problem.extents[a] % problem.rows == 0 and problem.extents[b] % problem.cols == 0
+    ]
+
+
+@dataclass
+class _Scored:
+    vector: tuple[float, ...]
+    design: TiledDesign
+
+
+@dataclass
+class TileSizeResult(DseResult):
+    """`DseResult` of a tile-size search, with per front member its closed-form objective
+    values, its DRAM words over the Snowcat front at the GLB's capacity (`dram_vs_bound`),
+    and whether the search ran to the end (`complete`, False after `limit`/`time_limit`)."""
+
+    closed_forms: list[dict[str, Any]] = field(default_factory=list)
+    dram_vs_bound: list[float | None] = field(default_factory=list)
+    snowcat_words: int | None = None
+    complete: bool = True
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        for entry, closed, ratio in zip(out["pareto"], self.closed_forms, self.dram_vs_bound):
+            entry["closed_form"] = closed
+            entry["dram_vs_bound"] = ratio
+        out["snowcat_words"] = self.snowcat_words
+        out["complete"] = self.complete
+        return out
+
+
+def designs(problem: TileProblem) -> Iterator[TiledDesign]:
+    """Every design (spatial pair × tile extents × innermost × outer order), unpruned; the
+    outer coordinates need at least one loop with Q_x > 1 (a GLB tile depth ≥ 1)."""
+    for spatial in spatial_pairs(problem):
+        for tile in itertools.product(*_tile_choices(problem, spatial)):
+            yield from _designs_of(problem, spatial, tile)
+
+
+def _designs_of(
+    problem: TileProblem, spatial: tuple[str, str], tile: Sequence[int]
+) -> Iterator[TiledDesign]:
+    pairs = tuple(zip(problem.loops, tile))
+    tiled = [x for x, t in pairs if problem.extents[x] > t]
+    if not tiled:
+        return
+    for r in problem.loops:
+        if not separable(problem, spatial, r):
+            continue
+        for outer in itertools.permutations(tiled):
+            yield TiledDesign(spatial, pairs, tuple(outer), r)
+
+
+def explore_tile_sizes(
+    workload: Workload,
+    arch: Arch,
+    objectives: Sequence[str] = ("energy_pj",),
+    jobs: int = 1,
+    imperfect: bool = False,
+    limit: int | None = None,
+    time_limit: float | None = None,
+) -> TileSizeResult:
+    """The Pareto front of GLB tile sizes, spatial loops, outer orders and innermost loops,
+    ranked by closed forms and pruned with lower bounds, each member counted again by plain
+    `analyze` (its objective values are analyze's)."""
+    started = clock.monotonic()
+    unknown = [o for o in objectives if o not in TILE_SIZE_OBJECTIVES]
+    if unknown:
+        raise InputError(
+            f"the tile-size search ranks by {', '.join(TILE_SIZE_OBJECTIVES)}; not {unknown[0]}",
+            None,
+            "--objectives",
+        )
+    if imperfect:
+        raise InputError(
+            "the tile-size search takes divisor tiles only (imperfect tiles are not modelled)",
+            None,
+            "--imperfect",
+        )
+    problem = tile_problem(workload, arch)
+    prices = prices_of(arch, problem) if "energy_pj" in objectives else None
+    search = _search(problem, prices, tuple(objectives), limit, time_limit, started)
+    front, counted, complete = search
+    entries, closed, ratios = _recheck(workload, arch, problem, front, objectives, jobs)
+    bound = snowcat_at(problem_from_workload(workload), problem.capacity)
+    snowcat_words = bound.accesses if bound is not None else None
+    ratios = [
+        None if snowcat_words in (None, 0) else entry.analysis.dram_words() / snowcat_words
+        for entry in entries
+    ]
+    return TileSizeResult(
+        workload=workload.name,
+        arch=arch.name,
+        objectives=tuple(objectives),
+        candidates=counted,
+        evaluated=counted,
+        legal=counted,
+        skipped=0,
+        ties=0,
+        pareto=entries,
+        closed_forms=closed,
+        dram_vs_bound=ratios,
+        snowcat_words=snowcat_words,
+        complete=complete,
+        seconds=clock.monotonic() - started,
+    )
+
+
+def _search(
+    problem: TileProblem,
+    prices: Prices | None,
+    objectives: tuple[str, ...],
+    limit: int | None,
+    time_limit: float | None,
+    started: float,
+) -> tuple[list[_Scored], int, bool]:
+    """Best first over tile vectors, by their lower bounds (`_tile_vectors`); a vector whose
+    bounds some front member reaches on every objective cannot improve the front and is
+    skipped. Within a vector the array side depends only on (spatial, r) and the boundary
+    only on the outer order, so the designs are the pairs of their two fronts."""
+    vectors = _tile_vectors(problem, prices, objectives)
+    front: list[_Scored] = []
+    counted = 0
+    for floors, tile, choices in vectors:
+        if limit is not None and counted >= limit:
+            return front, counted, False
+        if time_limit is not None and clock.monotonic() - started > time_limit:
+            return front, counted, False
+        if _dominated(front, floors):
+            continue
+        orders = _order_front(problem, tile, prices, objectives)
+        for spatial, r, array_energy, steps in choices:
+            for boundary_energy, words, outer in orders:
+                counted += 1
+                vector = _vector(objectives, array_energy + boundary_energy, words, steps)
+                if _dominated(front, vector):
+                    continue
+                front = [f for f in front if not _covers(vector, f.vector)]
+                front.append(_Scored(vector, TiledDesign(spatial, tile, outer, r)))
+    return front, counted, True
+
+
+def _vector(
+    objectives: tuple[str, ...], energy: float, words: int, steps: int
+) -> tuple[float, ...]:
+    values = {"energy_pj": energy, "dram": float(words), "time_steps": float(steps)}
+    return tuple(values[name] for name in objectives)
+
+
+def _covers(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """a is no worse than b on every objective."""
+    return all(x <= y for x, y in zip(a, b))
+
+
+def _dominated(front: list[_Scored], vector: tuple[float, ...]) -> bool:
+    return any(_covers(f.vector, vector) for f in front)
+
+
+def _order_front(
+    problem: TileProblem,
+    tile: tuple[tuple[str, int], ...],
+    prices: Prices | None,
+    objectives: tuple[str, ...],
+) -> list[tuple[float, int, tuple[str, ...]]]:
+    """The outer orders of one tile vector that fit the GLB and that no other fitting order
+    beats on both boundary energy and DRAM words: (boundary pJ, words, order), by pJ.
+    The capacity is computed only for the orders that would join."""
+    extents = dict(tile)
+    q = {x: problem.extents[x] // t for x, t in tile}
+    tiled = [x for x, _ in tile if q[x] > 1]
+    rows = []
+    for outer in itertools.permutations(tiled):
+        boundary = _boundary(problem, extents, outer, q)
+        energy = 0.0
+        if prices is not None:
+            energy = sum(
+                r * prices.fill_float + w * prices.back_float for r, w in boundary.tensors.values()
+            )
+        rows.append((energy, boundary.words, outer, boundary))
+    rows.sort(key=lambda row: (row[0], row[1]))
+    wants_words = "dram" in objectives or "energy_pj" not in objectives
+    out: list[tuple[float, int, tuple[str, ...]]] = []
+    least_words: int | None = None
+    for energy, words, outer, boundary in rows:
+        if least_words is not None and words >= least_words:
+            continue
+        if _capacity(problem, outer, q, boundary) > problem.capacity:
+            continue
+        out.append((energy, words, outer))
+        least_words = words
+        if not wants_words:
+            break
+    return out
+
+
+def _tile_vectors(
+    problem: TileProblem, prices: Prices | None, objectives: tuple[str, ...]
+) -> list[tuple[tuple[float, ...], tuple[tuple[str, int], ...], list[tuple]]]:
+    """Each tile vector that some (spatial pair, innermost loop) allows and whose tiles fit
+    alone (Σ_X |F_X| <= capacity, needed by every order): its lower bounds, itself, and its
+    (spatial, r, array pJ, time steps) choices, best first. The bounds: the least array pJ
+    plus every touched element moved once (inputs read, the output written once: docs/dse.md
+    proves `dram` >= Σ_X |X|), Σ_X |X| words, the least time steps. Sorted by the bounds."""
+    compulsory = sum(problem.sizes.values())
+    output = next(t.name for t in problem.tensors if t.output)
+    least_boundary = 0.0
+    if prices is not None:
+        inputs = compulsory - problem.sizes[output]
+        least_boundary = inputs * prices.fill_float + problem.sizes[output] * prices.back_float
+    arrays: dict[tuple[tuple[str, str], str, int], tuple[float, int]] = {}
+    by_tile: dict[tuple[tuple[str, int], ...], list[tuple]] = {}
+    for spatial in spatial_pairs(problem):
+        for extents in itertools.product(*_tile_choices(problem, spatial)):
+            tile = tuple(zip(problem.loops, extents))
+            if all(problem.extents[x] == t for x, t in tile):
+                continue  # one tile: no outer coordinate, no tile depth
+            fits = sum(footprint(t, dict(tile)) for t in problem.tensors) <= problem.capacity
+            if not fits:
+                continue
+            for r in problem.loops:
+                if not separable(problem, spatial, r):
+                    continue
+                key = (spatial, r, dict(tile)[r])
+                if key not in arrays:
+                    design = TiledDesign(spatial, tile, (), r)
+                    energy = 0.0
+                    if prices is not None:
+                        actions = array_actions(problem, design)
+                        energy = float(problem.macs * prices.mac + actions_energy(actions, prices))
+                    arrays[key] = (energy, time_steps(problem, design))
+                energy, steps = arrays[key]
+                by_tile.setdefault(tile, []).append((spatial, r, energy, steps))
+    out = []
+    for tile, choices in by_tile.items():
+        choices.sort(key=lambda c: (c[2], c[3]))
+        least = {
+            "energy_pj": choices[0][2] + least_boundary,
+            "dram": float(compulsory),
+            "time_steps": float(min(c[3] for c in choices)),
+        }
+        out.append((tuple(least[name] for name in objectives), tile, choices))
+    out.sort(key=lambda row: row[0])
+    return out
+
+
+def _recheck(
+    workload: Workload,
+    arch: Arch,
+    problem: TileProblem,
+    front: list[_Scored],
+    objectives: Sequence[str],
+    jobs: int,
+) -> tuple[list[FrontEntry], list[dict[str, Any]], list[float | None]]:
+    """Each front member counted by plain `analyze` (on `jobs` processes), sorted by the
+    objectives; its closed-form values kept beside it."""
+    front = sorted(front, key=lambda s: s.vector)
+    names = [f"dse-{k + 1:03d}" for k in range(len(front))]
+    tasks = [(s.design, n) for s, n in zip(front, names)]
+    _SHARED[:] = [workload, arch, problem]
+    try:
+        if jobs > 1 and len(tasks) > 1:
+            context = multiprocessing.get_context("fork")
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+                records = list(pool.map(_analyze_design, tasks))
+        else:
+            records = [_analyze_design(t) for t in tasks]
+    finally:
+        _SHARED.clear()
+    analyses = [
+        Analysis.from_dict(r["analysis"], arch, r["stamps"], exact_cost=r.get("cost"))
+        for r in records
+    ]
+    entries, closed = [], []
+    for scored, analysis in zip(front, analyses):
+        design = scored.design
+        entries.append(
+            FrontEntry(
+                analysis,
+                notation(design),
+                space_text(problem, design),
+                time_text(problem, design),
+                tuple(objectives),
+                {problem.level: len(design.outer)},
+            )
+        )
+        closed.append(dict(zip(objectives, (_plain(v) for v in scored.vector))))
+    order = sorted(range(len(entries)), key=lambda k: entries[k].objective_values().values())
+    keep = pareto_indices([tuple(entries[k].objective_values().values()) for k in order])
+    entries = [entries[order[k]] for k in keep]
+    closed = [closed[order[k]] for k in keep]
+    return entries, closed, [None] * len(entries)
+
+
+def _plain(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else value
+
+
+#: (workload, arch, problem) of the re-check in progress: the workers are forked, and isl
+#: objects do not pickle.
+_SHARED: list[Any] = []
+
+
+def _analyze_design(task: tuple[TiledDesign, str]) -> dict[str, Any]:
+    """`analyze` of one design, as its JSON object (what a worker sends back)."""
+    design, name = task
+    workload, arch, problem = _SHARED
+    dataflow = dataflow_of(problem, design, name)
+    analysis = analyze(workload, arch, dataflow, cost=arch.components is not None)
+    record = {"analysis": analysis.to_dict(), "stamps": analysis.stamps}
+    if analysis.cost is not None:  # the JSON's cost has float lengths: keep the exact counts
+        record["cost"] = analysis.cost.to_exact()
+    return record
+
+
+__all__ = [
+    "TILE_SIZE_OBJECTIVES",
+    "TileProblem",
+    "TileSizeResult",
+    "TiledDesign",
+    "array_actions",
+    "dataflow_of",
+    "designs",
+    "energy_pj",
+    "explore_tile_sizes",
+    "glb_traffic",
+    "priced",
+    "prices_of",
+    "tile_problem",
+    "time_steps",
+]
