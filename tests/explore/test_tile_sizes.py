@@ -1,0 +1,200 @@
+"""The tile-size search (tenet/explore/tile_sizes.py): every closed form against barvinok
+(`analyze` of the emitted dataflow: levels[0] reads and writes, capacity needed, cost.actions,
+cost.energy_pj, time_steps), one design against the brute-force simulator and by hand, the
+search against an unpruned scan of its own space, and its input errors."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from tenet.analysis.simulate import simulate
+from tenet.errors import InputError
+from tenet.explore import tile_sizes as ts
+from tenet.explore.dse import write_dataflows
+from tenet.formats.workloads import load_any_workload
+from tenet.model.arch import load_arch
+from tenet.model.dataflow import load_dataflow
+from tenet.model.metrics import analyze
+
+# Unit costs: MAC 1 pJ, register 0.1 pJ, GLB 5 pJ read / 6 pJ write per word, DRAM 100 pJ
+# per word (16 bits at 6.25 pJ/bit), wires free; the pitch and wire make distances cost 1 pJ
+# per word-pitch when `wire` is 1/16 pJ/bit/mm at a 1,000 um pitch, so they are counted too.
+ARCH = """\
+name: "sys-{rows}x{cols}"
+pe: {{shape: [{rows}, {cols}]}}
+interconnect:
+  - relation: "{{ PE[i,j] -> PE[i-1,j] }}"
+  - relation: "{{ PE[i,j] -> PE[i,j-1] }}"
+memory: {{word_bits: 16, bandwidth_bits: 64, avg_latency: 16, l2_words: {capacity}}}
+levels:
+  - {{name: GLB, capacity: {capacity}, double_buffered: {double}}}
+  - {{name: DRAM, capacity: "1GiB", bandwidth_gbps: 16}}
+components:
+  mac: {{energy_pj: 1, area_um2: 1}}
+  register: {{read_pj: 0.1, write_pj: 0.1, area_um2: 1}}
+  scratchpad: {{size_bytes: {size_bytes}, width_bits: 16, read_pj: 5, write_pj: 6, area_um2: 1}}
+  dram: {{pj_per_bit: 6.25}}
+  wire: {{pj_per_bit_mm: 0.0625}}
+  adder: {{energy_pj: 1, area_um2: 1}}
+  pe_pitch_um: 1000
+"""
+
+
+def arch_file(tmp_path: Path, rows: int, cols: int, capacity: int, double: bool) -> Path:
+    path = tmp_path / f"sys-{rows}x{cols}-{capacity}-{double}.yaml"
+    text = ARCH.format(
+        rows=rows,
+        cols=cols,
+        capacity=capacity,
+        double=str(double).lower(),
+        size_bytes=2 * capacity,
+    )
+    path.write_text(text)
+    return path
+
+
+def check_design(workload, arch, problem, design) -> None:
+    """Every closed form of one design equals analyze's count of its dataflow."""
+    analysis = analyze(workload, arch, ts.dataflow_of(problem, design, "d"))
+    level = analysis.levels[0]
+    traffic = ts.glb_traffic(problem, design)
+    text = ts.time_text(problem, design)
+    assert traffic.tensors == {x: tuple(v) for x, v in level.tensors.items()}, text
+    assert traffic.capacity == level.capacity_needed, text
+    assert traffic.footprint == level.capacity_needed_single, text
+    assert level.tile_depth == len(design.outer)
+    assert ts.array_actions(problem, design) == dict(analysis.cost.actions), text
+    prices = ts.prices_of(arch, problem)
+    assert ts.energy_pj(problem, design, prices) == analysis.cost.energy_pj.total, text
+    assert ts.priced(arch, problem, design) == analysis.cost.energy_pj.total, text
+    assert ts.time_steps(problem, design) == analysis.time_steps, text
+
+
+CASES = [
+    ("gemm", {"M": 8, "N": 12, "K": 16}, (2, 4), True),
+    ("gemm", {"M": 16, "N": 8, "K": 12}, (4, 4), False),
+    ("conv2d", {"K": 8, "C": 4, "OX": 6, "OY": 5, "RX": 3, "RY": 2}, (4, 4), True),
+    ("conv2d", {"K": 4, "C": 8, "OX": 4, "OY": 3, "RX": 2, "RY": 3}, (2, 4), False),
+]
+
+
+def sample_designs(case, tmp_path, n, seed):
+    name, params, (rows, cols), double = case
+    workload = load_any_workload(name, params)
+    arch = load_arch(arch_file(tmp_path, rows, cols, 512, double))
+    problem = ts.tile_problem(workload, arch)
+    designs = list(ts.designs(problem))
+    chosen = random.Random(seed).sample(designs, min(n, len(designs)))
+    return workload, arch, problem, chosen
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c[0] if isinstance(c, tuple) else None)
+def test_closed_forms_equal_barvinok(case, tmp_path):
+    workload, arch, problem, chosen = sample_designs(case, tmp_path, 3, 7)
+    for design in chosen:
+        check_design(workload, arch, problem, design)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c[0] if isinstance(c, tuple) else None)
+def test_closed_forms_equal_barvinok_many(case, tmp_path):
+    for seed in range(3):
+        workload, arch, problem, chosen = sample_designs(case, tmp_path, 25, 100 + seed)
+        for design in chosen:
+            check_design(workload, arch, problem, design)
+
+
+def test_one_design_by_hand_and_by_the_simulator(tmp_path):
+    """GEMM 8 x 8 x 4 (C[i,j] += A[i,k] B[k,j]) on 4 x 4, i on rows, j on columns, GLB
+    tiles of 4 x 8 x 2 (T_i, T_j, T_k), outer order (i, k), k innermost and skewed."""
+    workload = load_any_workload("gemm", {"M": 8, "N": 8, "K": 4})
+    arch = load_arch(arch_file(tmp_path, 4, 4, 512, False))
+    problem = ts.tile_problem(workload, arch)
+    design = ts.TiledDesign(("i", "j"), (("i", 4), ("j", 8), ("k", 2)), ("i", "k"), "k")
+    assert ts.time_text(problem, design) == (
+        "{ S[i, j, k] -> T[floor(i/4), floor(k/2), floor(j/4), k % 2 + i % 4 + j % 4] }"
+    )
+    # 256 MACs in runs of 16 PEs x T_k = 2 steps: 8 runs, each 2 + 3 + 3 = 8 steps: 64.
+    assert ts.time_steps(problem, design) == 64
+    actions = ts.array_actions(problem, design)
+    # A[i,k] does not depend on j: column 0 fetches it (4 words a step, 2 steps a run), the
+    # other 12 PEs take it from the left: 8 runs x 8 = 64 fetched, 8 x 24 = 192 forwarded.
+    assert (actions["A"].scratchpad_read_words, actions["A"].link_register_writes) == (64, 192)
+    # C[i,j] does not depend on k: each PE keeps its sum through a run and sends it out at
+    # its end: 16 exits a run, 128 in all, of which 128 - 64 elements are read back later.
+    assert (actions["C"].scratchpad_write_words, actions["C"].read_back_words) == (128, 64)
+    # GLB tiles (i/4, k/2): A's 4 x 2 block changes every tile (4 tiles x 8 = 32 reads);
+    # B's 2 x 8 block changes every tile (4 x 16 = 64); C's 4 x 8 block stays while k moves
+    # and is written back once per i block (2 x 32 = 64 writes, no reads: written first).
+    traffic = ts.glb_traffic(problem, design)
+    assert traffic.tensors == {"A": (32, 0), "B": (64, 0), "C": (0, 64)}
+    assert traffic.footprint == 8 + 16 + 32
+    simulated = simulate(workload, arch, ts.dataflow_of(problem, design, "hand"))
+    assert {x: tuple(v) for x, v in simulated.levels[0].tensors.items()} == traffic.tensors
+    assert dict(simulated.cost.actions) == actions
+    assert simulated.time_steps == 64
+    assert simulated.cost.energy_pj.total == ts.priced(arch, problem, design)
+
+
+@pytest.mark.parametrize("objectives", [("energy_pj",), ("energy_pj", "dram", "time_steps")])
+def test_search_finds_the_best_of_its_space(objectives, tmp_path):
+    """Pruned search against an unpruned scan of every design (closed forms, tested above)."""
+    workload = load_any_workload("gemm", {"M": 8, "N": 16, "K": 8})
+    arch = load_arch(arch_file(tmp_path, 4, 4, 256, True))
+    problem = ts.tile_problem(workload, arch)
+    prices = ts.prices_of(arch, problem)
+    scanned = []
+    for design in ts.designs(problem):
+        traffic = ts.glb_traffic(problem, design)
+        if traffic.capacity > problem.capacity:
+            continue
+        values = {
+            "energy_pj": ts.energy_pj(problem, design, prices),
+            "dram": traffic.words,
+            "time_steps": ts.time_steps(problem, design),
+        }
+        scanned.append(tuple(values[o] for o in objectives))
+    front = [
+        v for v in scanned if not any(w != v and all(a <= b for a, b in zip(w, v)) for w in scanned)
+    ]
+    result = ts.explore_tile_sizes(workload, arch, objectives)
+    found = sorted(tuple(e.objective_values().values()) for e in result.pareto)
+    assert found == sorted({tuple(float(x) for x in v) for v in front})
+    for entry, closed in zip(result.pareto, result.closed_forms):
+        assert entry.objective_values() == pytest.approx(closed)
+        assert entry.analysis.levels[0].fits
+    ratio = result.pareto[0].analysis.dram_words() / result.snowcat_words
+    assert result.dram_vs_bound[0] == ratio
+    assert result.to_dict()["pareto"][0]["dram_vs_bound"] == ratio
+
+
+def test_emitted_dataflow_analyzes_to_the_front_entry(tmp_path):
+    workload = load_any_workload("gemm", {"M": 8, "N": 16, "K": 8})
+    arch = load_arch(arch_file(tmp_path, 4, 4, 256, False))
+    result = ts.explore_tile_sizes(workload, arch, ("energy_pj",), jobs=2)
+    [path] = write_dataflows(result.pareto[:1], tmp_path / "front")
+    again = analyze(workload, arch, load_dataflow(path))
+    assert again.cost.energy_pj.total == result.pareto[0].analysis.cost.energy_pj.total
+    assert again.levels[0].tile_depth == result.pareto[0].tiles["GLB"]
+
+
+def test_refused_inputs(tmp_path):
+    workload = load_any_workload("gemm", {"M": 8, "N": 8, "K": 8})
+    good = load_arch(arch_file(tmp_path, 4, 4, 256, False))
+    with pytest.raises(InputError, match="ranks by"):
+        ts.explore_tile_sizes(workload, good, ("latency",))
+    with pytest.raises(InputError, match="divisor tiles"):
+        ts.explore_tile_sizes(workload, good, ("energy_pj",), imperfect=True)
+    mesh = load_arch(Path(__file__).parents[2] / "archs" / "mesh-16x16.yaml")
+    with pytest.raises(InputError) as error:
+        ts.tile_problem(workload, mesh)
+    assert error.value.key == "levels"
+    text = arch_file(tmp_path, 4, 4, 256, False).read_text()
+    reversed_links = tmp_path / "reversed.yaml"
+    reversed_links.write_text(text.replace("i-1,j", "i+1,j"))
+    with pytest.raises(InputError) as error:
+        ts.tile_problem(workload, load_arch(reversed_links))
+    assert error.value.key == "interconnect"
