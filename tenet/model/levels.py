@@ -491,6 +491,18 @@ def _add(
     return more if total is None else total.add(more)
 
 
+def words_total(words: isl.PwQPolynomial | None, umap: isl.UnionMap | None) -> int:
+    """|umap| = Σ_u words(u) for words = `per_tile_words(umap)`: Σ over the pieces of
+    value · |tiles of the piece| when every piece is a constant (the tiles are fewer
+    coordinates to count than the relation), else barvinok's count of umap."""
+    if words is None or umap is None:
+        return 0
+    pieces = words.get_pieces()
+    if not all(qp.isa_aff() and qp.as_aff().is_cst() for _, qp in pieces):
+        return count(umap)
+    return sum(int(qp.as_aff().get_constant_val().to_python()) * count(d) for d, qp in pieces)
+
+
 def _same_words(
     umap: isl.UnionMap | None, footprint: isl.UnionMap, held: isl.PwQPolynomial | None
 ) -> isl.PwQPolynomial | None:
@@ -627,14 +639,19 @@ def level_traffic_maps(
             if maps.one_stay:
                 one_stay.add(access.name)
             inner_footprints[access.name] = maps.footprint
-            per_tensor[access.name] = maps.traffic()
             footprints = _union(footprints, maps.footprint)
             fills = _union(fills, maps.fills)
             drains = _union(drains, maps.drains)
             held = per_tile_words(maps.footprint)
+            filled = _same_words(maps.fills, maps.footprint, held)
+            drained = _same_words(maps.drains, maps.footprint, held)
+            per_tensor[access.name] = maps.counts or (
+                words_total(filled, maps.fills),
+                words_total(drained, maps.drains),
+            )
             words = _add(words, held)
-            fill_words = _add(fill_words, _same_words(maps.fills, maps.footprint, held))
-            drain_words = _add(drain_words, _same_words(maps.drains, maps.footprint, held))
+            fill_words = _add(fill_words, filled)
+            drain_words = _add(drain_words, drained)
         inner_used = used_tiles
         inner_depth = depth
         words, fill_words, drain_words = _merged(words), _merged(fill_words), _merged(drain_words)

@@ -121,12 +121,16 @@ def peak(pieces: list[tuple[isl.Set, isl.Aff]]) -> int:
     maximum of each piece's function over its domain."""
     best = 0
     for domain, aff in pieces:
-        if not domain.is_empty():
-            # isl maximises integer expressions: scale by the denominator (the count is an
-            # integer at every point, so the maximum of d·a divided by d is exact)
-            d = aff.get_denominator_val()
-            top = _value(domain.max_val(aff.scale_val(d)))
-            best = max(best, top // _value(d))
+        if domain.is_empty():
+            continue
+        if aff.is_cst():  # a constant: its value (an integer, as every count is)
+            best = max(best, _value(aff.get_constant_val().floor()))
+            continue
+        # isl maximises integer expressions: scale by the denominator (the count is an
+        # integer at every point, so the maximum of d·a divided by d is exact)
+        d = aff.get_denominator_val()
+        top = _value(domain.max_val(aff.scale_val(d)))
+        best = max(best, top // _value(d))
     return best
 
 
