@@ -138,3 +138,21 @@ def test_every_warning_has_a_kind_including_statements_that_never_run(tmp_path):
     assert warning_kind(warning) == "statement_never_runs" in WARNING_KINDS
     assert unsilenced([warning], ["statement_*"]) == []
     assert unsilenced([warning], ["idle_link"]) == [warning]
+
+
+def test_dse_silences(tmp_path, capsys):
+    data = yaml.safe_load((ARCHS / "systolic-4x4.yaml").read_text())
+    # a link naming a tensor GEMM does not have: every candidate gets unknown_link_tensor
+    data["interconnect"][0] = {"relation": data["interconnect"][0]["relation"], "tensors": ["Z"]}
+    arch = write_yaml(tmp_path, "arch", data)
+    dse = ["dse", "-w", "gemm", "-a", arch, *SIZE, "--format", "json", "--jobs", "1"]
+    fronts = []
+    for flags in ([], ["--silence", "unknown_*"]):
+        rc, out, err = run_cli([*dse, *flags], capsys)
+        assert rc == 0, err
+        fronts.append({e["name"]: e["warning_kinds"] for e in json.loads(out)["pareto"]})
+    loud, quiet = fronts
+    assert loud.keys() == quiet.keys()
+    for name, kinds in loud.items():
+        assert "unknown_link_tensor" in kinds
+        assert quiet[name] == [k for k in kinds if k != "unknown_link_tensor"]
