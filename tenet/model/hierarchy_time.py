@@ -93,6 +93,21 @@ def ceil_cycles(
     return combine_pw_affs(parts, "union_add", tidy=False)
 
 
+def cycles_of(
+    words: isl.PwQPolynomial | None,
+    function: isl.PwAff | None,
+    word_bits: int,
+    bits_per_cycle: Fraction,
+    tally: list[int],
+) -> isl.PwAff | None:
+    """u -> ceil(words(u) · word_bits / bits_per_cycle): on the quasi-affine `function`
+    (words as a PwAff) at once when it is given, else piece by piece (`ceil_cycles`)."""
+    if function is None:
+        return ceil_cycles(words, word_bits, bits_per_cycle, tally)
+    num, den = word_bits * bits_per_cycle.denominator, bits_per_cycle.numerator
+    return function.scale_val(isl.Val(str(num))).scale_down_val(isl.Val(str(den))).ceil()
+
+
 def sum_over(f: isl.PwAff | None) -> int:
     """Σ_x f(x) over the domain of a quasi-affine f >= 0: |{ (x, c) : 0 <= c < f(x) }|."""
     if f is None:
@@ -209,6 +224,56 @@ def _cycles(words: int, word_bits: int, b: Fraction) -> int:
     return -(-words * word_bits * b.denominator // b.numerator)
 
 
+def _constants(f: isl.PwAff | None) -> list[int] | None:
+    """The values of f's pieces when every piece is a constant (integers); None when some
+    piece is not."""
+    if f is None:
+        return []
+    values = []
+    for _, aff in f.get_pieces():
+        if not aff.is_cst():
+            return None
+        values.append(int(aff.get_constant_val().floor().to_python()))
+    return values
+
+
+def hidden_max(
+    compute: isl.PwAff, coming: isl.PwAff | None, leaving: isl.PwAff | None
+) -> isl.PwAff:
+    """s(u) = max(C(u), F(next u) + D(prev u)), C = `compute` defined on every used tile,
+    the transfers on some of them (absent = 0). When C and the transfers are constant on
+    their pieces, transfer pieces no larger than the least C cannot raise the maximum: they
+    are left out, and when the largest F plus the largest D is no larger than the least C,
+    s is C itself (the same object: its sum is C's)."""
+    least = _constants(compute)
+    came, left = _constants(coming), _constants(leaving)
+    if least and came is not None and left is not None:
+        if max(came, default=0) + max(left, default=0) <= min(least):
+            return compute
+        transfer = combine_pw_affs([coming, leaving], "union_add", tidy=False)
+        floor = min(least)
+        kept = [
+            isl.PwAff.alloc(domain, aff)
+            for domain, aff in transfer.get_pieces()
+            if aff.get_constant_val().floor().to_python() > floor
+        ]
+        if not kept:
+            return compute
+        return combine_pw_affs([compute, *kept], "union_max")
+    transfer = combine_pw_affs([coming, leaving], "union_add", tidy=False)
+    return combine_pw_affs([compute, transfer], "union_max")
+
+
+def _shifted_cycles(
+    maps: LevelMaps, which: str, word_bits: int, b: Fraction, tally: list[int]
+) -> isl.PwAff | None:
+    """F(next u) (`which` = "next_fill") or D(prev u) ("prev_drain"): from the quasi-affine
+    shifted words when the level has them, else from their per-tile count."""
+    function = getattr(maps, f"{which}_function")
+    words = None if function is not None else getattr(maps, f"{which}_words")
+    return cycles_of(words, function, word_bits, b, tally)
+
+
 def level_time(
     maps: LevelMaps,
     compute: isl.PwAff,
@@ -221,13 +286,12 @@ def level_time(
     """(s, prologue + epilogue, Σ F, Σ D, Σ C) of one level, `compute` = C(u) on its used
     tiles, b its boundary's bits per cycle; `compute_cycles`, when given, is Σ C (known
     already: Σ_t cost(t) for the innermost level, the inner level's Σ s further out)."""
-    fill = ceil_cycles(maps.fill_words, word_bits, b, tally)
-    drain = ceil_cycles(maps.drain_words, word_bits, b, tally)
+    fill = cycles_of(maps.fill_words, maps.fill_function, word_bits, b, tally)
+    drain = cycles_of(maps.drain_words, maps.drain_function, word_bits, b, tally)
     if double_buffered:
-        coming = ceil_cycles(maps.next_fill_words, word_bits, b, tally)  # F(next u)
-        leaving = ceil_cycles(maps.prev_drain_words, word_bits, b, tally)  # D(prev u)
-        transfer = combine_pw_affs([coming, leaving], "union_add", tidy=False)
-        s = combine_pw_affs([compute, transfer], "union_max")
+        coming = _shifted_cycles(maps, "next_fill", word_bits, b, tally)  # F(next u)
+        leaving = _shifted_cycles(maps, "prev_drain", word_bits, b, tally)  # D(prev u)
+        s = hidden_max(compute, coming, leaving)
         # F(first) and D(last): the per-tile words at those two tiles
         first, last = maps.used_tiles.lexmin(), maps.used_tiles.lexmax()
         ends = _cycles(maps.words_at(maps.fill_words, first), word_bits, b) + _cycles(
@@ -279,7 +343,7 @@ def hierarchy_time(
             maps, compute, traffic.word_bits, b, double, tally, compute_cycles=wrapped
         )
         ends_total += ends
-        wrapped = sum_over(s)
+        wrapped = computed if s is compute else sum_over(s)
         out.append(LevelTime(traffic.name, fills, drains, double, wrapped + ends - computed))
     total = wrapped + ends_total
     chosen = tuple(out)

@@ -472,6 +472,17 @@ def shifted_words(
     return per_tile_words(step.apply_range(umap))
 
 
+def affine_function(words: isl.PwQPolynomial | None) -> isl.PwAff | None:
+    """A per-tile count as a PwAff when every piece is quasi-affine (the pieces are
+    disjoint); None when there is none or a piece is of higher degree."""
+    if words is None:
+        return None
+    pieces = words.get_pieces()
+    if not all(qp.isa_aff() for _, qp in pieces):
+        return None
+    return combine_pw_affs([isl.PwAff.alloc(d, qp.as_aff()) for d, qp in pieces], "union_add")
+
+
 def tile_predecessor(used_tiles: isl.UnionSet) -> tuple[isl.UnionMap, isl.PwMultiAff | None]:
     """prev = { u -> u' : u' the lexicographically largest used tile below u } as a
     relation and as a PwMultiAff (isl's lexmax; None when there is one tile)."""
@@ -553,13 +564,59 @@ class LevelMaps:
         return self.known["drain"] if "drain" in self.known else per_tile_words(self.drains)
 
     @functools.cached_property
+    def fill_function(self) -> isl.PwAff | None:
+        """`fill_words` as a quasi-affine PwAff; None when there are no fill words or a
+        piece is not quasi-affine."""
+        return affine_function(self.fill_words)
+
+    @functools.cached_property
+    def drain_function(self) -> isl.PwAff | None:
+        """`drain_words` as a quasi-affine PwAff (None as for `fill_function`)."""
+        return affine_function(self.drain_words)
+
+    @functools.cached_property
+    def next_step(self) -> isl.PwMultiAff | None:
+        """next = prev⁻¹ as a PwMultiAff (None when there is one tile)."""
+        if self.prev.is_empty():
+            return None
+        return isl.PwMultiAff.from_map(isl.Map.from_union_map(self.prev.reverse()))
+
+    @functools.cached_property
+    def prev_step(self) -> isl.PwMultiAff | None:
+        """prev as a PwMultiAff (None when there is one tile)."""
+        if self.prev.is_empty():
+            return None
+        if self.known.get("prev") is not None:
+            return self.known["prev"]
+        return isl.PwMultiAff.from_map(isl.Map.from_union_map(self.prev))
+
+    @functools.cached_property
+    def next_fill_function(self) -> isl.PwAff | None:
+        """u -> |fills(next u)|, `fill_function` pulled back through next (None when
+        `fill_function` is, or there is one tile)."""
+        if self.fill_function is None or self.next_step is None:
+            return None
+        return self.fill_function.pullback_pw_multi_aff(self.next_step).coalesce()
+
+    @functools.cached_property
+    def prev_drain_function(self) -> isl.PwAff | None:
+        """u -> |drains(prev u)|, `drain_function` pulled back through prev."""
+        if self.drain_function is None or self.prev_step is None:
+            return None
+        return self.drain_function.pullback_pw_multi_aff(self.prev_step).coalesce()
+
+    @functools.cached_property
     def next_fill_words(self) -> isl.PwQPolynomial | None:
         """u -> |fills(next u)| (tiles with a next)."""
+        if self.next_fill_function is not None:
+            return isl.PwQPolynomial.from_pw_aff(self.next_fill_function)
         return shifted_words(self.fill_words, self.fills, self.prev.reverse())
 
     @functools.cached_property
     def prev_drain_words(self) -> isl.PwQPolynomial | None:
         """u -> |drains(prev u)| (tiles with a prev)."""
+        if self.prev_drain_function is not None:
+            return isl.PwQPolynomial.from_pw_aff(self.prev_drain_function)
         return shifted_words(self.drain_words, self.drains, self.prev, self.known.get("prev"))
 
     def words_at(self, words: isl.PwQPolynomial | None, tile: isl.UnionSet) -> int:
@@ -693,21 +750,20 @@ def double_buffered_capacity(
     When the three are quasi-affine on every piece, their sum is one (isl's union_add of
     quasi-affine functions) and its maximum isl's, piece by piece."""
     total = per_tile_words(footprints) if words is None else words
-    parts = [p for p in (total, maps.next_fill_words, maps.prev_drain_words) if p is not None]
-    pieces = [piece for part in parts for piece in part.get_pieces()]
-    if all(qp.isa_aff() for _, qp in pieces):
-        as_affs = [
-            combine_pw_affs(
-                [isl.PwAff.alloc(d, qp.as_aff()) for d, qp in part.get_pieces()],
-                "union_add",
-                tidy=False,
-            )
-            for part in parts
-        ]
-        summed = combine_pw_affs(as_affs, "union_add", tidy=False)
+    held = affine_function(total)
+    coming = maps.next_fill_function if maps.fill_words is not None else None
+    leaving = maps.prev_drain_function if maps.drain_words is not None else None
+    affine = (
+        (total is None or held is not None)
+        and (maps.fill_words is None or maps.fill_function is not None)
+        and (maps.drain_words is None or maps.drain_function is not None)
+    )
+    if affine:
+        summed = combine_pw_affs([held, coming, leaving], "union_add", tidy=False)
         return (0 if summed is None else peak(summed.get_pieces())), True
-    for extra in parts[1:]:
-        total = extra if total is None else total.add(extra)
+    for extra in (maps.next_fill_words, maps.prev_drain_words):
+        if extra is not None:
+            total = extra if total is None else total.add(extra)
     return max_of_counts([] if total is None else [total])
 
 
