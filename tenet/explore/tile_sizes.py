@@ -5,7 +5,8 @@ and its extents are fixed. Here every loop `x` of extent `N_x` is split three wa
 coordinate `floor(x/T_x)` (when `Q_x = N_x/T_x > 1`), a coordinate inside the GLB tile, and,
 for the two spatial loops, the PE coordinate `x % P`. A design is
 
-* the spatial loops `s0, s1` (on PE axes 0 and 1, `P_0 | T_s0`, `P_1 | T_s1`);
+* the spatial loops `s0, s1` (on PE axes 0 and 1; `P | T_s`, or `T_s = N_s` when P does not
+  divide N_s, whose last block of PEs is then narrower);
 * the GLB tile extents `T_x` (divisors of `N_x`);
 * the order of the outer coordinates (the loops with `Q_x > 1`, outermost first);
 * the innermost loop `r` of the GLB tile (a temporal loop), skewed by both PE coordinates:
@@ -57,7 +58,10 @@ from tenet.model.workload import Workload
 from tenet.util.isl_util import parse_union_map
 
 #: The objectives a tile-size search ranks by closed forms (each re-checked by `analyze`).
-TILE_SIZE_OBJECTIVES = ("energy_pj", "dram", "time_steps")
+TILE_SIZE_OBJECTIVES = ("energy_pj", "dram", "time_steps", "latency")
+
+#: The objectives the array side alone decides (not the GLB tile order).
+ARRAY_OBJECTIVES = ("time_steps", "latency")
 
 
 # --- the problem ---------------------------------------------------------------------------
@@ -90,6 +94,9 @@ class TileProblem:
     capacity: int
     double_buffered: bool
     sizes: dict[str, int]  # distinct elements each tensor touches
+    word_bits: int = 16
+    bandwidth_bits: int = 64
+    avg_latency: int = 16
 
     @property
     def macs(self) -> int:
@@ -148,6 +155,9 @@ def tile_problem(workload: Workload, arch: Arch) -> TileProblem:
         capacity=glb.capacity_words,
         double_buffered=glb.double_buffered,
         sizes={t.name: problem.size(t) for t in problem.tensors},
+        word_bits=arch.memory.word_bits,
+        bandwidth_bits=arch.memory.bandwidth_bits,
+        avg_latency=arch.memory.avg_latency,
     )
 
 
@@ -273,24 +283,70 @@ def dataflow_of(problem: TileProblem, design: TiledDesign, name: str) -> Dataflo
 # --- closed forms: the array side -----------------------------------------------------------
 
 
+def blocks(problem: TileProblem, design: TiledDesign) -> list[tuple[int, int, int]]:
+    """The runs of the innermost loop by the PEs they use: (runs, P_0', P_1').
+
+    A spatial loop of extent N on an axis of P PEs gives N // P blocks of P PEs and, when P
+    does not divide N (its GLB tile is then all of N), one block of N mod P PEs. A run is one
+    block of each spatial loop and one value of every other coordinate but the innermost:
+    MACs / (N_s0 · N_s1 · T_r) runs per pair of blocks."""
+    s0, s1 = design.spatial
+    n0, n1 = problem.extents[s0], problem.extents[s1]
+    per_pair = problem.macs // (n0 * n1 * design.extent(design.innermost))
+    out = []
+    for count0, width0 in _axis_blocks(n0, problem.rows):
+        for count1, width1 in _axis_blocks(n1, problem.cols):
+            out.append((per_pair * count0 * count1, width0, width1))
+    return out
+
+
+def _axis_blocks(extent: int, size: int) -> list[tuple[int, int]]:
+    """(how many blocks, PEs in each): full blocks, then the remainder's."""
+    out = [(extent // size, size)] if extent >= size else []
+    if extent % size:
+        out.append((1, extent % size))
+    return out
+
+
 def runs(problem: TileProblem, design: TiledDesign) -> int:
-    """Runs of the innermost loop: MACs / (P_0 · P_1 · T_r)."""
-    return problem.macs // (problem.rows * problem.cols * design.extent(design.innermost))
+    """Runs of the innermost loop, over every pair of blocks."""
+    return sum(n for n, _, _ in blocks(problem, design))
 
 
 def time_steps(problem: TileProblem, design: TiledDesign) -> int:
-    """Each run takes T_r + P_0 - 1 + P_1 - 1 steps (the skew), none shared: runs × that."""
-    steps = design.extent(design.innermost) + problem.rows + problem.cols - 2
-    return runs(problem, design) * steps
+    """A run on P_0' x P_1' PEs takes T_r + P_0' − 1 + P_1' − 1 steps (the skew), and no two
+    runs share a step: Σ over runs."""
+    t_r = design.extent(design.innermost)
+    return sum(n * (t_r + p0 + p1 - 2) for n, p0, p1 in blocks(problem, design))
 
 
-def _sources(problem: TileProblem, tensor: TensorShape, design: TiledDesign) -> tuple[int, int]:
+def latency_cycles(problem: TileProblem, design: TiledDesign) -> int:
+    """TENET's delay.latency, max(ingress, egress, compute) (docs/metrics.md): ingress and
+    egress are floor(words · word_bits / bandwidth_bits) + avg_latency − 1 of the words
+    the read sides fetch and the write side's chain starts (one per exit: every chain of
+    partial sums here starts and ends once), compute is floor(MACs / the PEs used)."""
+    actions = array_actions(problem, design)
+    fetched = sum(a.scratchpad_read_words for x, a in actions.items() if not _is_output(problem, x))
+    starts = sum(a.scratchpad_write_words for a in actions.values())
+    delays = [
+        words * problem.word_bits // problem.bandwidth_bits + problem.avg_latency - 1
+        for words in (fetched, starts)
+    ]
+    s0, s1 = design.spatial
+    used = min(problem.extents[s0], problem.rows) * min(problem.extents[s1], problem.cols)
+    return max(*delays, problem.macs // used)
+
+
+def _is_output(problem: TileProblem, name: str) -> bool:
+    return any(t.output for t in problem.tensors if t.name == name)
+
+
+def _sources(tensor: TensorShape, design: TiledDesign, p0: int, p1: int) -> tuple[int, int]:
     """(words, Σ edge pitches) per slice of one run at the PEs that fetch a read tensor's word
     (no PE holds it at the previous step): all PEs when it depends on both spatial loops, the
     column b = 0 (its P_0 rows) when only on s0 (it moves along axis 1), the row a = 0 when
     only on s1 (along axis 0), PE (0, 0) when on neither. The edge is at a = -1: a word at row
-    a travels a + 1 pitches."""
-    p0, p1 = problem.rows, problem.cols
+    a travels a + 1 pitches. (p0, p1: the PEs of the run's blocks.)"""
     dep0, dep1 = (s in tensor.loops() for s in design.spatial)
     if dep0 and dep1:
         return p0 * p1, p1 * p0 * (p0 + 1) // 2
@@ -301,11 +357,10 @@ def _sources(problem: TileProblem, tensor: TensorShape, design: TiledDesign) -> 
     return 1, 1
 
 
-def _sinks(problem: TileProblem, tensor: TensorShape, design: TiledDesign) -> tuple[int, int]:
+def _sinks(tensor: TensorShape, design: TiledDesign, p0: int, p1: int) -> tuple[int, int]:
     """(words, Σ edge pitches) per slice leaving the array for the output: every PE when it
     depends on both spatial loops; the column b = P_1 - 1 when only on s0; the row
     a = P_0 - 1 when only on s1; PE (P_0 - 1, P_1 - 1) when on neither."""
-    p0, p1 = problem.rows, problem.cols
     dep0, dep1 = (s in tensor.loops() for s in design.spatial)
     if dep0 and dep1:
         return p0 * p1, p1 * p0 * (p0 + 1) // 2
@@ -325,40 +380,41 @@ def array_actions(problem: TileProblem, design: TiledDesign) -> dict[str, Tensor
     (w from `_sources`), the rest of the first uses arrive over a link (one register write
     and one pitch each). Output: exits = runs · slices · w (`_sinks`), read_back = exits − |O|,
     accumulations read all but each element's first partial sum."""
-    macs, pes = problem.macs, problem.rows * problem.cols
-    n_runs = runs(problem, design)
+    macs = problem.macs
     t_r = design.extent(design.innermost)
     out: dict[str, TensorActions] = {}
     for tensor in problem.tensors:
-        slices = n_runs * (t_r if design.innermost in tensor.loops() else 1)
+        per_run = t_r if design.innermost in tensor.loops() else 1
+        words = pitches = others = 0  # Σ over runs: fetched (or leaving), their pitches, the rest
+        for n, p0, p1 in blocks(problem, design):
+            ends = _sinks if tensor.output else _sources
+            w, d = ends(tensor, design, p0, p1)
+            words += n * per_run * w
+            pitches += n * per_run * d
+            others += n * per_run * (p0 * p1 - w)
         if not tensor.output:
-            words, pitches = _sources(problem, tensor, design)
-            unique, carried = slices * words, slices * (pes - words)
             out[tensor.name] = TensorActions(
                 register_reads=macs,
-                register_writes=unique,
-                link_register_writes=carried,
-                scratchpad_read_words=unique,
-                forward_pitches=Fraction(carried),
-                distribution_pitches=Fraction(slices * pitches),
+                register_writes=words,
+                link_register_writes=others,
+                scratchpad_read_words=words,
+                forward_pitches=Fraction(others),
+                distribution_pitches=Fraction(pitches),
             )
             continue
-        words, pitches = _sinks(problem, tensor, design)
-        exits, sends = slices * words, slices * (pes - words)
         elements = problem.sizes[tensor.name]
-        read_back = exits - elements
-        exit_pitches = slices * pitches
-        back_pitches = Fraction(exit_pitches * read_back, exits)  # every element alike
+        read_back = words - elements
+        back_pitches = Fraction(pitches * read_back, words)  # every element exits alike
         out[tensor.name] = TensorActions(
             register_writes=macs + read_back,
-            link_register_writes=sends,
+            link_register_writes=others,
             scratchpad_read_words=read_back,
-            scratchpad_write_words=exits,
+            scratchpad_write_words=words,
             read_back_words=read_back,
-            forward_pitches=Fraction(sends),
-            distribution_pitches=exit_pitches + back_pitches,
+            forward_pitches=Fraction(others),
+            distribution_pitches=pitches + back_pitches,
             accumulator_reads=macs - elements,
-            register_read_outs=exits + sends,
+            register_read_outs=words + others,
         )
     return out
 
@@ -654,32 +710,39 @@ def priced(arch: Arch, problem: TileProblem, design: TiledDesign) -> Fraction:
 
 
 def _tile_choices(problem: TileProblem, spatial: tuple[str, str]) -> list[list[int]]:
-    """Per loop, the extents T_x tried: divisors of N_x, multiples of P on a spatial loop."""
+    """Per loop, the extents T_x tried: divisors of N_x; on a spatial loop the multiples of
+    its axis' P, or N_x alone when P does not divide it (its last block is narrower)."""
     sizes = {spatial[0]: problem.rows, spatial[1]: problem.cols}
     out = []
     for x in problem.loops:
-        p = sizes.get(x, 1)
-        out.append([t for t in divisors(problem.extents[x]) if t % p == 0])
+        n, p = problem.extents[x], sizes.get(x, 1)
+        out.append([t for t in divisors(n) if t % p == 0] if n % p == 0 else [n])
     return out
 
 
 def separable(problem: TileProblem, spatial: tuple[str, str], innermost: str) -> bool:
-    """The innermost loop is temporal and no index holds two of s0, s1 and r (a sliding
-    index `ox + rx` over the skewed PEs would meet the same word on a diagonal, which the
-    closed forms of `array_actions` do not count)."""
+    """Whether the closed forms of `array_actions` hold for these spatial and innermost
+    loops: r is temporal; no index holds two of s0, s1 and r (a sliding index `ox + rx` over
+    the skewed PEs meets the same word on a diagonal); the blocks do not include a single PE
+    (its run would hand its words to the next run's first step); and an output that does not
+    depend on s0 has one block width on axis 0 (its partial sums leave at one row)."""
     if innermost in spatial:
         return False
     chosen = {*spatial, innermost}
-    return all(len(chosen & set(dim)) <= 1 for t in problem.tensors for dim in t.dims)
+    if any(len(chosen & set(dim)) > 1 for t in problem.tensors for dim in t.dims):
+        return False
+    widths0 = {w for _, w in _axis_blocks(problem.extents[spatial[0]], problem.rows)}
+    widths1 = {w for _, w in _axis_blocks(problem.extents[spatial[1]], problem.cols)}
+    if 1 in widths0 and 1 in widths1:
+        return False
+    output = next(t for t in problem.tensors if t.output)
+    return spatial[0] in output.loops() or len(widths0) == 1
 
 
 def spatial_pairs(problem: TileProblem) -> list[tuple[str, str]]:
-    """Ordered pairs of distinct loops whose extents the axes divide."""
-    return [
-        (a, b)
-        for a, b in itertools.permutations(problem.loops, 2)
-        if problem.extents[a] % problem.rows == 0 and problem.extents[b] % problem.cols == 0
-    ]
+    """Ordered pairs of distinct loops of extent > 1 (for axis 0, axis 1)."""
+    loops = [x for x in problem.loops if problem.extents[x] > 1]
+    return list(itertools.permutations(loops, 2))
 
 
 @dataclass
@@ -810,10 +873,11 @@ def _search(
         if _dominated(front, floors):
             continue
         orders = _order_front(problem, tile, prices, objectives)
-        for spatial, r, array_energy, steps in choices:
+        for spatial, r, array_energy, array_values in choices:
             for boundary_energy, words, outer in orders:
                 counted += 1
-                vector = _vector(objectives, array_energy + boundary_energy, words, steps)
+                energy = array_energy + boundary_energy
+                vector = _vector(objectives, energy, words, array_values)
                 if _dominated(front, vector):
                     continue
                 front = [f for f in front if not _covers(vector, f.vector)]
@@ -822,10 +886,10 @@ def _search(
 
 
 def _vector(
-    objectives: tuple[str, ...], energy: float, words: int, steps: int
+    objectives: tuple[str, ...], energy: float, words: int, array_values: dict[str, int]
 ) -> tuple[float, ...]:
-    values = {"energy_pj": energy, "dram": float(words), "time_steps": float(steps)}
-    return tuple(values[name] for name in objectives)
+    values = {"energy_pj": energy, "dram": float(words)}
+    return tuple(float(array_values[n]) if n in array_values else values[n] for n in objectives)
 
 
 def _covers(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
@@ -859,7 +923,7 @@ def _order_front(
             )
         rows.append((energy, boundary.words, outer, boundary))
     rows.sort(key=lambda row: (row[0], row[1]))
-    wants_words = "dram" in objectives or "energy_pj" not in objectives
+    wants_words = "dram" in objectives
     out: list[tuple[float, int, tuple[str, ...]]] = []
     least_words: int | None = None
     for energy, words, outer, boundary in rows:
@@ -908,16 +972,20 @@ def _tile_vectors(
                     if prices is not None:
                         actions = array_actions(problem, design)
                         energy = float(problem.macs * prices.mac + actions_energy(actions, prices))
-                    arrays[key] = (energy, time_steps(problem, design))
-                energy, steps = arrays[key]
-                by_tile.setdefault(tile, []).append((spatial, r, energy, steps))
+                    values = {
+                        "time_steps": time_steps(problem, design),
+                        "latency": latency_cycles(problem, design),
+                    }
+                    arrays[key] = (energy, values)
+                energy, values = arrays[key]
+                by_tile.setdefault(tile, []).append((spatial, r, energy, values))
     out = []
     for tile, choices in by_tile.items():
-        choices.sort(key=lambda c: (c[2], c[3]))
+        choices.sort(key=lambda c: c[2])
         least = {
             "energy_pj": choices[0][2] + least_boundary,
             "dram": float(compulsory),
-            "time_steps": float(min(c[3] for c in choices)),
+            **{n: float(min(c[3][n] for c in choices)) for n in ARRAY_OBJECTIVES},
         }
         out.append((tuple(least[name] for name in objectives), tile, choices))
     out.sort(key=lambda row: row[0])
@@ -1004,6 +1072,7 @@ __all__ = [
     "energy_pj",
     "explore_tile_sizes",
     "glb_traffic",
+    "latency_cycles",
     "priced",
     "prices_of",
     "tile_problem",

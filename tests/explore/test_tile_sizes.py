@@ -71,10 +71,13 @@ def check_design(workload, arch, problem, design) -> None:
     assert ts.energy_pj(problem, design, prices) == analysis.cost.energy_pj.total, text
     assert ts.priced(arch, problem, design) == analysis.cost.energy_pj.total, text
     assert ts.time_steps(problem, design) == analysis.time_steps, text
+    assert ts.latency_cycles(problem, design) == analysis.latency, text
 
 
 CASES = [
     ("gemm", {"M": 8, "N": 12, "K": 16}, (2, 4), True),
+    ("gemm", {"M": 10, "N": 7, "K": 6}, (4, 4), True),  # blocks of 4, 4, 2 and 4, 3
+    ("conv2d", {"K": 3, "C": 5, "OX": 6, "OY": 3, "RX": 2, "RY": 3}, (2, 4), True),
     ("gemm", {"M": 16, "N": 8, "K": 12}, (4, 4), False),
     ("conv2d", {"K": 8, "C": 4, "OX": 6, "OY": 5, "RX": 3, "RY": 2}, (4, 4), True),
     ("conv2d", {"K": 4, "C": 8, "OX": 4, "OY": 3, "RX": 2, "RY": 3}, (2, 4), False),
@@ -139,7 +142,9 @@ def test_one_design_by_hand_and_by_the_simulator(tmp_path):
     assert simulated.cost.energy_pj.total == ts.priced(arch, problem, design)
 
 
-@pytest.mark.parametrize("objectives", [("energy_pj",), ("energy_pj", "dram", "time_steps")])
+@pytest.mark.parametrize(
+    "objectives", [("energy_pj",), ("energy_pj", "dram", "time_steps"), ("latency", "dram")]
+)
 def test_search_finds_the_best_of_its_space(objectives, tmp_path):
     """Pruned search against an unpruned scan of every design (closed forms, tested above)."""
     workload = load_any_workload("gemm", {"M": 8, "N": 16, "K": 8})
@@ -155,6 +160,7 @@ def test_search_finds_the_best_of_its_space(objectives, tmp_path):
             "energy_pj": ts.energy_pj(problem, design, prices),
             "dram": traffic.words,
             "time_steps": ts.time_steps(problem, design),
+            "latency": ts.latency_cycles(problem, design),
         }
         scanned.append(tuple(values[o] for o in objectives))
     front = [
@@ -185,7 +191,7 @@ def test_refused_inputs(tmp_path):
     workload = load_any_workload("gemm", {"M": 8, "N": 8, "K": 8})
     good = load_arch(arch_file(tmp_path, 4, 4, 256, False))
     with pytest.raises(InputError, match="ranks by"):
-        ts.explore_tile_sizes(workload, good, ("latency",))
+        ts.explore_tile_sizes(workload, good, ("hierarchy",))
     with pytest.raises(InputError, match="divisor tiles"):
         ts.explore_tile_sizes(workload, good, ("energy_pj",), imperfect=True)
     mesh = load_arch(Path(__file__).parents[2] / "archs" / "mesh-16x16.yaml")
