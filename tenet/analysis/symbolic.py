@@ -10,7 +10,7 @@ counting that size directly, so one count serves a whole family of layer shapes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -595,49 +595,6 @@ def analysis_at(
     cost, which are not derived symbolically. `workload` gives the name and MACs per
     instance (the workload at any size)."""
     return assemble(counts_at(result, params), workload, arch, dataflow)
-
-
-def evaluated_analysis(template: Analysis, values: Mapping[str, int | Fraction | None]) -> Analysis:
-    """The Analysis at the size where `values` (`evaluate_symbolic`) were evaluated, with
-    the names and arch constants of `template` (an Analysis of the same workload, arch and
-    dataflow at another size). Kept for `tenet.explore.network_symbolic`; `analysis_at`
-    builds the same Analysis from the closed forms through `assemble`."""
-
-    def side(tensor: str, side: str) -> Volumes:
-        key = f"tensors.{tensor}.{side}"
-        return Volumes(
-            total=values[f"{key}.total"],
-            unique=values[f"{key}.unique"],
-            temporal_unique=values[f"{key}.total"] - values[f"{key}.temporal_reuse"],
-            spatial_reuse=values[f"{key}.spatial_reuse"],
-            carried={
-                n: values[f"links.{n}.values.{tensor}.{side}"] for n in range(len(template.links))
-            },
-            read_back=values.get(f"{key}.read_back"),
-        )
-
-    stamps = Fraction(values["avg_active_pes"]) * values["time_steps"]
-    if stamps.denominator != 1:
-        raise ValueError(f"avg_active_pes x time_steps = {stamps} is not an integer")
-    return replace(
-        template,
-        instances=values["instances"],
-        macs=values["macs"],
-        active_pes=values["active_pes"],
-        time_steps=values["time_steps"],
-        stamps=int(stamps),
-        volumes={
-            tensor: {s: None if v is None else side(tensor, s) for s, v in sides.items()}
-            for tensor, sides in template.volumes.items()
-        },
-        warnings=[],
-        step_counts=None,  # the per-step numbers have no closed form here
-        profile=None,
-        cost=None,  # nor the component costs and the memory levels
-        levels=[],
-        hierarchy=None,
-        exact_sums=True,
-    )
 
 
 def flatten_metrics(nested: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:

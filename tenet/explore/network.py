@@ -287,7 +287,7 @@ def analyze_layer(
             dataflow.source,
             "space",
         )
-    return analyze_bound(workload, arch, bound, dataflow.name, max_isl_ops, dataflow.source)
+    return analyze_bound(workload, arch, bound, dataflow, max_isl_ops, dataflow.source)
 
 
 def layer_analysis(job: LayerJob) -> Analysis:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tenet.analysis.symbolic import evaluate_symbolic, evaluated_analysis, symbolic_analysis
+from tenet.analysis.symbolic import analysis_at, symbolic_analysis
 from tenet.errors import InputError
 from tenet.explore.network import (
     LayerJob,
@@ -130,22 +130,20 @@ def analyze_network_symbolic(
         defaults = _defaults(workload_path(first))
         symbols = [p for p in defaults if p in wanted]
         fixed = {k: v for k, v in {**defaults, **first.params}.items() if k not in wanted}
+        first_workload, first_dataflow = layer_workload(first), load_dataflow(paths[members[0]])
         try:
-            result = symbolic_analysis(
-                layer_workload(first), arch, load_dataflow(paths[members[0]]), fixed, max_isl_ops
-            )
+            result = symbolic_analysis(first_workload, arch, first_dataflow, fixed, max_isl_ops)
         except InputError as exc:
             raise in_layer(exc, network.source, members[0], first.name) from None
         from_formulas = []  # the layers whose metrics the family's formulas give
         for n in members:
             layer = network.layers[n]
             sizes = {p: {**defaults, **layer.params}[p] for p in symbols}
-            try:
-                values = evaluate_symbolic(result, sizes)
+            try:  # the closed forms at this size, assembled as every engine's counts are
+                runs[n] = analysis_at(result, sizes, first_workload, arch, first_dataflow)
             except InputError:  # outside the formulas' domain: count this one directly
                 direct.append(n)
                 continue
-            runs[n] = evaluated_analysis(template, values)
             from_formulas.append(layer.name)
         families.append(
             Family(template.workload, template.dataflow, result["symbols"], fixed, from_formulas)
