@@ -755,12 +755,13 @@ class _Scored:
 class TileSizeResult(DseResult):
     """`DseResult` of a tile-size search, with per front member its closed-form objective
     values, its DRAM words over the Snowcat front at the GLB's capacity (`dram_vs_bound`),
-    and whether the search ran to the end (`complete`, False after `limit`/`time_limit`)."""
+    and whether `limit` or `time_limit` stopped the search before it visited every tile vector
+    (`stopped_early`; the JSON's `complete` is its negation)."""
 
     closed_forms: list[dict[str, Any]] = field(default_factory=list)
     dram_vs_bound: list[float | None] = field(default_factory=list)
     snowcat_words: int | None = None
-    complete: bool = True
+    stopped_early: bool = False
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -769,7 +770,7 @@ class TileSizeResult(DseResult):
             entry["closed_form"] = closed
             entry["dram_vs_bound"] = ratio
         out["snowcat_words"] = self.snowcat_words
-        out["complete"] = self.complete
+        out["complete"] = not self.stopped_early
         return out
 
 
@@ -823,8 +824,7 @@ def explore_tile_sizes(
         )
     problem = tile_problem(workload, arch)
     prices = prices_of(arch, problem) if "energy_pj" in objectives else None
-    search = _search(problem, prices, tuple(objectives), limit, time_limit, started)
-    front, counted, complete = search
+    front, counts = _search(problem, prices, tuple(objectives), limit, time_limit, started)
     entries, closed, ratios = _recheck(workload, arch, problem, front, objectives, jobs)
     bound = snowcat_at(problem_from_workload(workload), problem.capacity)
     snowcat_words = bound.accesses if bound is not None else None
@@ -836,16 +836,17 @@ def explore_tile_sizes(
         workload=workload.name,
         arch=arch.name,
         objectives=tuple(objectives),
-        candidates=counted,
-        evaluated=counted,
-        legal=counted,
+        candidates=counts.candidates,
+        evaluated=counts.evaluated,
+        legal=counts.evaluated,
+        pruned=counts.pruned,
         skipped=0,
         ties=0,
         pareto=entries,
         closed_forms=closed,
         dram_vs_bound=ratios,
         snowcat_words=snowcat_words,
-        complete=complete,
+        stopped_early=not counts.complete,
         seconds=clock.monotonic() - started,
     )
 
@@ -857,32 +858,54 @@ def _search(
     limit: int | None,
     time_limit: float | None,
     started: float,
-) -> tuple[list[_Scored], int, bool]:
+) -> tuple[list[_Scored], SearchCounts]:
     """Best first over tile vectors, by their lower bounds (`_tile_vectors`); a vector whose
     bounds some front member reaches on every objective cannot improve the front and is
     skipped. Within a vector the array side depends only on (spatial, r) and the boundary
     only on the outer order, so the designs are the pairs of their two fronts."""
     vectors = _tile_vectors(problem, prices, objectives)
     front: list[_Scored] = []
-    counted = 0
+    counts = SearchCounts()
+    counts.candidates = sum(len(c) * math.factorial(_tiled(problem, t)) for _, t, c in vectors)
     for floors, tile, choices in vectors:
-        if limit is not None and counted >= limit:
-            return front, counted, False
+        designs_here = len(choices) * math.factorial(_tiled(problem, tile))
+        if limit is not None and counts.evaluated >= limit:
+            counts.complete = False
+            break
         if time_limit is not None and clock.monotonic() - started > time_limit:
-            return front, counted, False
+            counts.complete = False
+            break
         if _dominated(front, floors):
+            counts.pruned += designs_here
             continue
+        counts.evaluated += designs_here
         orders = _order_front(problem, tile, prices, objectives)
         for spatial, r, array_energy, array_values in choices:
             for boundary_energy, words, outer in orders:
-                counted += 1
                 energy = array_energy + boundary_energy
                 vector = _vector(objectives, energy, words, array_values)
                 if _dominated(front, vector):
                     continue
                 front = [f for f in front if not _covers(vector, f.vector)]
                 front.append(_Scored(vector, TiledDesign(spatial, tile, outer, r)))
-    return front, counted, True
+    return front, counts
+
+
+@dataclass
+class SearchCounts:
+    """Designs whose tiles fit the GLB alone (`candidates`), those of the tile vectors whose
+    counts were formed (`evaluated`) and of those skipped by their floors (`pruned`); whether
+    the search visited every tile vector (`complete`)."""
+
+    candidates: int = 0
+    evaluated: int = 0
+    pruned: int = 0
+    complete: bool = True
+
+
+def _tiled(problem: TileProblem, tile: tuple[tuple[str, int], ...]) -> int:
+    """The outer coordinates of a tile vector: loops with Q_x > 1."""
+    return sum(1 for x, t in tile if problem.extents[x] > t)
 
 
 def _vector(

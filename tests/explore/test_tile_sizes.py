@@ -174,7 +174,23 @@ def test_search_finds_the_best_of_its_space(objectives, tmp_path):
         assert entry.analysis.levels[0].fits
     ratio = result.pareto[0].analysis.dram_words() / result.snowcat_words
     assert result.dram_vs_bound[0] == ratio
-    assert result.to_dict()["pareto"][0]["dram_vs_bound"] == ratio
+    record = result.to_dict()
+    assert record["pareto"][0]["dram_vs_bound"] == ratio
+    assert record["complete"] is True
+    assert record["candidates"] == record["evaluated"] + record["pruned"]
+    # every design of the space whose tiles fit the GLB alone is a candidate
+    alone = [d for d in ts.designs(problem) if ts.glb_traffic(problem, d).footprint <= 256]
+    assert record["candidates"] == len(alone)
+
+
+def test_limit_stops_the_search(tmp_path):
+    workload = load_any_workload("gemm", {"M": 8, "N": 16, "K": 8})
+    arch = load_arch(arch_file(tmp_path, 4, 4, 256, True))
+    result = ts.explore_tile_sizes(workload, arch, ("energy_pj",), limit=1)
+    record = result.to_dict()
+    assert record["complete"] is False
+    assert result.stopped_early
+    assert len(result.pareto) == 1
 
 
 def test_emitted_dataflow_analyzes_to_the_front_entry(tmp_path):
