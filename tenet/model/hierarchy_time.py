@@ -264,6 +264,24 @@ def hidden_max(
     return combine_pw_affs([compute, transfer], "union_max")
 
 
+def _cycle_pieces(
+    pieces: list[tuple[isl.Set, int]] | None, word_bits: int, b: Fraction
+) -> list[tuple[isl.Set, int]] | None:
+    """Constant pieces of words as pieces of ceil(words · word_bits / b) cycles."""
+    if pieces is None:
+        return None
+    return [(domain, _cycles(words, word_bits, b)) for domain, words in pieces]
+
+
+def _from_pieces(pieces: list[tuple[isl.Set, int]]) -> isl.PwAff | None:
+    """The PwAff equal to value on each domain of disjoint (domain, value) pieces."""
+    parts = []
+    for domain, value in pieces:
+        zero = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(domain.get_space()))
+        parts.append(isl.PwAff.alloc(domain, zero.set_constant_val(isl.Val(str(value)))))
+    return combine_pw_affs(parts, "union_add", tidy=False)
+
+
 def _shifted_cycles(
     maps: LevelMaps, which: str, word_bits: int, b: Fraction, tally: list[int]
 ) -> isl.PwAff | None:
@@ -289,9 +307,29 @@ def level_time(
     fill = cycles_of(maps.fill_words, maps.fill_function, word_bits, b, tally)
     drain = cycles_of(maps.drain_words, maps.drain_function, word_bits, b, tally)
     if double_buffered:
-        coming = _shifted_cycles(maps, "next_fill", word_bits, b, tally)  # F(next u)
-        leaving = _shifted_cycles(maps, "prev_drain", word_bits, b, tally)  # D(prev u)
-        s = hidden_max(compute, coming, leaving)
+        came = _cycle_pieces(maps.next_fill_pieces, word_bits, b)  # F(next u)
+        left = _cycle_pieces(maps.prev_drain_pieces, word_bits, b)  # D(prev u)
+        least = _constants(compute)
+        if (
+            least
+            and came is not None
+            and left is not None
+            and max((v for _, v in came), default=0) + max((v for _, v in left), default=0)
+            <= min(least)
+        ):
+            s = compute  # no transfer outlasts any tile's compute
+        else:
+            coming = (
+                _shifted_cycles(maps, "next_fill", word_bits, b, tally)
+                if came is None
+                else _from_pieces(came)
+            )
+            leaving = (
+                _shifted_cycles(maps, "prev_drain", word_bits, b, tally)
+                if left is None
+                else _from_pieces(left)
+            )
+            s = hidden_max(compute, coming, leaving)
         # F(first) and D(last): the per-tile words at those two tiles
         first, last = maps.used_tiles.lexmin(), maps.used_tiles.lexmax()
         ends = _cycles(maps.words_at(maps.fill_words, first), word_bits, b) + _cycles(

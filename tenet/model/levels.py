@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -483,6 +484,67 @@ def affine_function(words: isl.PwQPolynomial | None) -> isl.PwAff | None:
     return combine_pw_affs([isl.PwAff.alloc(d, qp.as_aff()) for d, qp in pieces], "union_add")
 
 
+def constant_pieces(words: isl.PwQPolynomial | None) -> list[tuple[isl.Set, int]] | None:
+    """The pieces (domain, value) of a per-tile count that is a constant on each piece ([]
+    for no words); None when some piece is not a constant."""
+    if words is None:
+        return []
+    out = []
+    for domain, qp in words.get_pieces():
+        if not qp.isa_aff():
+            return None
+        aff = qp.as_aff()
+        if not aff.is_cst():
+            return None
+        out.append((domain, int(aff.get_constant_val().floor().to_python())))
+    return out
+
+
+def _moved_pieces(
+    pieces: list[tuple[isl.Set, int]] | None, prev: isl.UnionMap, forward: bool
+) -> list[tuple[isl.Set, int]] | None:
+    """The pieces of u -> words(next u) (`forward`: each domain D becomes prev(D)) or
+    u -> words(prev u) (D becomes next(D) = prev⁻¹(D)); prev is injective, so the pieces
+    stay disjoint."""
+    if pieces is None:
+        return None
+    if not pieces or prev.is_empty():
+        return []
+    step = isl.Map.from_union_map(prev if forward else prev.reverse())
+    moved = [(domain.apply(step), value) for domain, value in pieces]
+    return [(domain, value) for domain, value in moved if not domain.is_empty()]
+
+
+#: At most this many combinations of pieces are tried by `max_of_sums`.
+MAX_CELLS = 64
+
+
+def max_of_sums(parts: list[list[tuple[isl.Set, int]]], tiles: isl.Set) -> int | None:
+    """max_u Σ_k f_k(u) over the tiles for functions f_k >= 0 given as disjoint constant
+    pieces (absent = 0): the combinations of one piece per function (or "outside all of
+    its pieces") in decreasing order of their sum, the first whose tiles are not empty
+    (isl). None when there are more than MAX_CELLS combinations."""
+    options = [[*part, (None, 0)] for part in parts]
+    if math.prod(len(o) for o in options) > MAX_CELLS:
+        return None
+    outside: dict[int, isl.Set] = {}
+    for combo in sorted(itertools.product(*options), key=lambda c: -sum(v for _, v in c)):
+        cell = tiles
+        for k, (domain, _) in enumerate(combo):
+            if domain is None:
+                if k not in outside:
+                    outside[k] = tiles
+                    for piece, _ in parts[k]:
+                        outside[k] = outside[k].subtract(piece)
+                domain = outside[k]
+            cell = cell.intersect(domain)
+            if cell.is_empty():
+                break
+        else:
+            return sum(v for _, v in combo)
+    return 0
+
+
 def tile_predecessor(used_tiles: isl.UnionSet) -> tuple[isl.UnionMap, isl.PwMultiAff | None]:
     """prev = { u -> u' : u' the lexicographically largest used tile below u } as a
     relation and as a PwMultiAff (isl's lexmax; None when there is one tile)."""
@@ -619,6 +681,19 @@ class LevelMaps:
             return isl.PwQPolynomial.from_pw_aff(self.prev_drain_function)
         return shifted_words(self.drain_words, self.drains, self.prev, self.known.get("prev"))
 
+    @functools.cached_property
+    def next_fill_pieces(self) -> list[tuple[isl.Set, int]] | None:
+        """u -> |fills(next u)| as disjoint constant pieces: a piece (D, v) of the fill
+        words gives (prev(D), v), the tiles whose next is in D. None when some piece of the
+        fill words is not a constant."""
+        return _moved_pieces(constant_pieces(self.fill_words), self.prev, forward=True)
+
+    @functools.cached_property
+    def prev_drain_pieces(self) -> list[tuple[isl.Set, int]] | None:
+        """u -> |drains(prev u)| as disjoint constant pieces: (next(E), w) for each piece
+        (E, w) of the drain words. None when some piece is not a constant."""
+        return _moved_pieces(constant_pieces(self.drain_words), self.prev, forward=False)
+
     def words_at(self, words: isl.PwQPolynomial | None, tile: isl.UnionSet) -> int:
         """words(u) at the one tile `tile` (0 where `words` is not defined)."""
         if words is None or tile.is_empty():
@@ -750,6 +825,14 @@ def double_buffered_capacity(
     When the three are quasi-affine on every piece, their sum is one (isl's union_add of
     quasi-affine functions) and its maximum isl's, piece by piece."""
     total = per_tile_words(footprints) if words is None else words
+    held_pieces = constant_pieces(total)
+    coming_pieces, leaving_pieces = maps.next_fill_pieces, maps.prev_drain_pieces
+    if None not in (held_pieces, coming_pieces, leaving_pieces):
+        best = max_of_sums(
+            [held_pieces, coming_pieces, leaving_pieces], isl.Set.from_union_set(maps.used_tiles)
+        )
+        if best is not None:
+            return best, True
     held = affine_function(total)
     coming = maps.next_fill_function if maps.fill_words is not None else None
     leaving = maps.prev_drain_function if maps.drain_words is not None else None
