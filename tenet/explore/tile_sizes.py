@@ -262,12 +262,14 @@ def time_text(problem: TileProblem, design: TiledDesign) -> str:
 
 
 def notation(design: TiledDesign) -> str:
-    """`(K%16, C%16 - P | K/64, OX/8 - GLB | OY~ - T) tiles GLB=2`: spatial loops, the
-    outer loops with their tile extents, the skewed innermost loop."""
+    """`(K%P, OY%P - P | OX/1 - GLB | C+p - T) tile K=64 C=64 OX=1 ...`: the spatial loops,
+    the outer coordinates outermost first with their tile extents, the innermost loop
+    (skewed by the PE coordinates), then every loop's GLB tile extent."""
     s0, s1 = design.spatial
     outer = ", ".join(f"{x.upper()}/{design.extent(x)}" for x in design.outer)
     tile = " ".join(f"{x.upper()}={t}" for x, t in design.tile)
-    return f"({s0.upper()}%P, {s1.upper()}%P - P | {outer} - GLB | {design.innermost.upper()}+p - T) tile {tile}"
+    inner = design.innermost.upper()
+    return f"({s0.upper()}%P, {s1.upper()}%P - P | {outer} - GLB | {inner}+p - T) tile {tile}"
 
 
 def dataflow_of(problem: TileProblem, design: TiledDesign, name: str) -> Dataflow:
