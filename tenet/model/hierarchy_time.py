@@ -273,13 +273,47 @@ def _cycle_pieces(
     return [(domain, _cycles(words, word_bits, b)) for domain, words in pieces]
 
 
-def _from_pieces(pieces: list[tuple[isl.Set, int]]) -> isl.PwAff | None:
-    """The PwAff equal to value on each domain of disjoint (domain, value) pieces."""
-    parts = []
+def _cells_above(
+    came: list[tuple[isl.Set, int]],
+    left: list[tuple[isl.Set, int]],
+    floor: int,
+    tiles: isl.Set,
+) -> list[isl.PwAff]:
+    """F(next u) + D(prev u) as constant pieces, keeping only those above `floor` (the
+    least C(u)): each pair of a piece of F(next ·) or none and a piece of D(prev ·) or
+    none, on the tiles where both hold (isl), when its sum is above the floor."""
+    outside: dict[int, isl.Set] = {}
+
+    def rest(k: int, pieces: list[tuple[isl.Set, int]]) -> isl.Set:
+        if k not in outside:
+            outside[k] = tiles
+            for domain, _ in pieces:
+                outside[k] = outside[k].subtract(domain)
+        return outside[k]
+
+    out = []
+    for a, va in [*came, (None, 0)]:
+        for d, vd in [*left, (None, 0)]:
+            if va + vd <= floor:
+                continue
+            cell = rest(0, came) if a is None else a
+            cell = cell.intersect(rest(1, left) if d is None else d)
+            if not cell.is_empty():
+                out.extend(_pieces_pw_affs([(cell, va + vd)]))
+    return out
+
+
+def _pieces_pw_affs(pieces: list[tuple[isl.Set, int]]) -> list[isl.PwAff]:
+    out = []
     for domain, value in pieces:
         zero = isl.Aff.zero_on_domain(isl.LocalSpace.from_space(domain.get_space()))
-        parts.append(isl.PwAff.alloc(domain, zero.set_constant_val(isl.Val(str(value)))))
-    return combine_pw_affs(parts, "union_add", tidy=False)
+        out.append(isl.PwAff.alloc(domain, zero.set_constant_val(isl.Val(str(value)))))
+    return out
+
+
+def _from_pieces(pieces: list[tuple[isl.Set, int]]) -> isl.PwAff | None:
+    """The PwAff equal to value on each domain of disjoint (domain, value) pieces."""
+    return combine_pw_affs(_pieces_pw_affs(pieces), "union_add", tidy=False)
 
 
 def _shifted_cycles(
@@ -318,6 +352,10 @@ def level_time(
             <= min(least)
         ):
             s = compute  # no transfer outlasts any tile's compute
+        elif least and came is not None and left is not None:
+            tiles = isl.Set.from_union_set(maps.used_tiles)
+            above = _cells_above(came, left, min(least), tiles)
+            s = compute if not above else combine_pw_affs([compute, *above], "union_max")
         else:
             coming = (
                 _shifted_cycles(maps, "next_fill", word_bits, b, tally)
