@@ -278,7 +278,7 @@ def _cells_above(
     left: list[tuple[isl.Set, int]],
     floor: int,
     tiles: isl.Set,
-) -> list[isl.PwAff]:
+) -> list[tuple[isl.Set, int]]:
     """F(next u) + D(prev u) as constant pieces, keeping only those above `floor` (the
     least C(u)): each pair of a piece of F(next ·) or none and a piece of D(prev ·) or
     none, on the tiles where both hold (isl), when its sum is above the floor."""
@@ -299,7 +299,7 @@ def _cells_above(
             cell = rest(0, came) if a is None else a
             cell = cell.intersect(rest(1, left) if d is None else d)
             if not cell.is_empty():
-                out.extend(_pieces_pw_affs([(cell, va + vd)]))
+                out.append((cell, va + vd))
     return out
 
 
@@ -326,6 +326,19 @@ def _shifted_cycles(
     return cycles_of(words, function, word_bits, b, tally)
 
 
+@dataclass(frozen=True)
+class Raised:
+    """s = C + excess: `compute` C on every used tile, raised by constant amounts on
+    disjoint pieces of tiles where a transfer outlasts C."""
+
+    compute: isl.PwAff
+    excess: tuple[tuple[isl.Set, int], ...]
+
+    def as_pw_aff(self) -> isl.PwAff:
+        """C + excess as one PwAff."""
+        return combine_pw_affs([self.compute, _from_pieces(list(self.excess))], "union_add")
+
+
 def level_time(
     maps: LevelMaps,
     compute: isl.PwAff,
@@ -338,24 +351,38 @@ def level_time(
     """(s, prologue + epilogue, Σ F, Σ D, Σ C) of one level, `compute` = C(u) on its used
     tiles, b its boundary's bits per cycle; `compute_cycles`, when given, is Σ C (known
     already: Σ_t cost(t) for the innermost level, the inner level's Σ s further out)."""
+    s, *rest = _level_time(maps, compute, word_bits, b, double_buffered, tally, compute_cycles)
+    return (s.as_pw_aff() if isinstance(s, Raised) else s, *rest)
+
+
+def _level_time(
+    maps: LevelMaps,
+    compute: isl.PwAff,
+    word_bits: int,
+    b: Fraction,
+    double_buffered: bool,
+    tally: list[int],
+    compute_cycles: int | None = None,
+) -> tuple[isl.PwAff | Raised, int, int, int, int]:
+    """`level_time`, s possibly as C raised on a few pieces (`Raised`)."""
     fill = cycles_of(maps.fill_words, maps.fill_function, word_bits, b, tally)
     drain = cycles_of(maps.drain_words, maps.drain_function, word_bits, b, tally)
     if double_buffered:
         came = _cycle_pieces(maps.next_fill_pieces, word_bits, b)  # F(next u)
         left = _cycle_pieces(maps.prev_drain_pieces, word_bits, b)  # D(prev u)
-        least = _constants(compute)
-        if (
-            least
-            and came is not None
-            and left is not None
-            and max((v for _, v in came), default=0) + max((v for _, v in left), default=0)
-            <= min(least)
-        ):
-            s = compute  # no transfer outlasts any tile's compute
-        elif least and came is not None and left is not None:
+        held = _constant_pieces(compute)
+        s: isl.PwAff | Raised
+        if held and came is not None and left is not None:
+            least = min(v for _, v in held)
             tiles = isl.Set.from_union_set(maps.used_tiles)
-            above = _cells_above(came, left, min(least), tiles)
-            s = compute if not above else combine_pw_affs([compute, *above], "union_max")
+            excess = []
+            for cell, value in _cells_above(came, left, least, tiles):
+                for domain, c in held:
+                    if value > c:
+                        piece = cell.intersect(domain)
+                        if not piece.is_empty():
+                            excess.append((piece, value - c))
+            s = Raised(compute, tuple(excess)) if excess else compute
         else:
             coming = (
                 _shifted_cycles(maps, "next_fill", word_bits, b, tally)
@@ -380,6 +407,16 @@ def level_time(
     return s, ends, sum_over(fill), sum_over(drain), computed
 
 
+def _constant_pieces(f: isl.PwAff) -> list[tuple[isl.Set, int]] | None:
+    """(domain, value) of each piece of f when every piece is a constant; else None."""
+    out = []
+    for domain, aff in f.get_pieces():
+        if not aff.is_cst():
+            return None
+        out.append((domain, int(aff.get_constant_val().floor().to_python())))
+    return out
+
+
 def bound_by(total: int, step_cycles: int, time_steps: int, levels: tuple[LevelTime, ...]) -> str:
     """The level with the most stall cycles (innermost first on a tie) when the total
     exceeds Σ_t cost(t); else "scratchpad port" when some step waits for its words
@@ -389,6 +426,18 @@ def bound_by(total: int, step_cycles: int, time_steps: int, levels: tuple[LevelT
     if step_cycles > time_steps:
         return "scratchpad port"
     return "compute"
+
+
+def inner_sum(
+    s: isl.PwAff | Raised, depth: int, tally: list[int], computed: int, wrapped: int
+) -> isl.PwAff | None:
+    """U -> Σ_{u in U} s(u) (`per_tile_total`), for s = C + excess piece by piece: Σ C is
+    `computed`, Σ s is `wrapped`."""
+    if not isinstance(s, Raised):
+        return per_tile_total(s, depth, tally, wrapped)
+    base = per_tile_total(s.compute, depth, tally, computed)
+    extra = per_tile_total(_from_pieces(list(s.excess)), depth, tally, wrapped - computed)
+    return combine_pw_affs([base, extra], "union_add")
 
 
 def hierarchy_time(
@@ -410,16 +459,20 @@ def hierarchy_time(
     ends_total = 0
     s = compute
     wrapped = step_cycles  # Σ_u C(u) of the innermost level: every used step is in a tile
+    computed = step_cycles
     for n, (traffic, maps) in enumerate(levels):
         if n:  # C(U) = Σ of the inner level's s over its tiles inside U
-            compute = per_tile_total(s, maps.depth, tally, wrapped)
+            compute = inner_sum(s, maps.depth, tally, computed, wrapped)
         b = by_name[traffic.above].bits_per_cycle(arch.clock_ghz)
         double = by_name[traffic.name].double_buffered
-        s, ends, fills, drains, computed = level_time(
+        s, ends, fills, drains, computed = _level_time(
             maps, compute, traffic.word_bits, b, double, tally, compute_cycles=wrapped
         )
         ends_total += ends
-        wrapped = computed if s is compute else sum_over(s)
+        if isinstance(s, Raised):
+            wrapped = computed + sum(value * count(piece) for piece, value in s.excess)
+        else:
+            wrapped = computed if s is compute else sum_over(s)
         out.append(LevelTime(traffic.name, fills, drains, double, wrapped + ends - computed))
     total = wrapped + ends_total
     chosen = tuple(out)
