@@ -78,6 +78,9 @@ CASES = [
     ("gemm", {"M": 8, "N": 12, "K": 16}, (2, 4), True),
     ("gemm", {"M": 10, "N": 7, "K": 6}, (4, 4), True),  # blocks of 4, 4, 2 and 4, 3
     ("conv2d", {"K": 3, "C": 5, "OX": 6, "OY": 3, "RX": 2, "RY": 3}, (2, 4), True),
+    ("mttkrp", {"I": 6, "J": 8, "K": 4, "L": 3}, (4, 4), True),  # three inputs
+    ("batched-gemm", {"B": 3, "M": 8, "N": 6, "K": 4}, (2, 4), False),
+    ("depthwise-conv", {"C": 8, "OX": 6, "OY": 5, "RX": 3, "RY": 2}, (4, 4), True),
     ("gemm", {"M": 16, "N": 8, "K": 12}, (4, 4), False),
     ("conv2d", {"K": 8, "C": 4, "OX": 6, "OY": 5, "RX": 3, "RY": 2}, (4, 4), True),
     ("conv2d", {"K": 4, "C": 8, "OX": 4, "OY": 3, "RX": 2, "RY": 3}, (2, 4), False),
