@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from tenet.cli.analyze import add_tile_argument, tile_flags
@@ -30,7 +31,12 @@ EXAMPLE = (
 )
 
 #: The flag of each library parameter an error may name.
-FLAGS = {"objectives": "--best", "directory": "--emit", "limit": "--limit"}
+FLAGS = {
+    "objectives": "--best",
+    "directory": "--emit",
+    "limit": "--limit",
+    "time_limit": "--time-limit",
+}
 
 
 def add_parser(sub) -> None:
@@ -112,6 +118,14 @@ def add_search_arguments(group) -> None:
     group.add_argument(
         "--seed", type=int, metavar="S", help="with --best: seed of the --limit sample (default 0)"
     )
+    group.add_argument(
+        "--time-limit",
+        type=float,
+        metavar="S",
+        help="with --best: stop each arch's search after S seconds and keep its best so far, "
+        "marked incomplete (Ctrl-C stops the search under way the same way, skips the archs "
+        "not yet searched and exits with 130)",
+    )
 
 
 def search_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -124,6 +138,7 @@ def search_options(args: argparse.Namespace) -> dict[str, Any]:
             ("--interleave", args.interleave),
             ("--limit", args.limit is not None),
             ("--seed", args.seed is not None),
+            ("--time-limit", args.time_limit is not None),
         )
         if value
     ]
@@ -134,6 +149,8 @@ def search_options(args: argparse.Namespace) -> dict[str, Any]:
         "interleave": args.interleave,
         "limit": args.limit,
         "seed": 0 if args.seed is None else args.seed,
+        "time_limit_s": args.time_limit,
+        "stop_on_interrupt": True,
     }
 
 
@@ -187,8 +204,9 @@ def run(args: argparse.Namespace) -> int:
     search = search_options(args)
     objective = check_best(args.best, workload) if args.best is not None else None
     archs = compare_archs(args)
-    results, priced = [], []
-    for arch in archs:
+    results, priced, notes = [], [], []
+    interrupted = False
+    for n, arch in enumerate(archs):
         if dataflow is not None:
             analysis = analyze(workload, arch, dataflow, args.max_isl_ops)
             results.append(analysis.to_dict())
@@ -197,6 +215,14 @@ def run(args: argparse.Namespace) -> int:
             result, analysis = best_result(workload, arch, objective, args, search)
             results.append(result)
             priced.append(priced_parts(analysis))
+            if not result["best"]["complete"]:
+                notes.append(f"best-{objective} on {arch.name}: {result['best']['stop_note']}")
+            if result["best"]["stopped_by"] == "interrupt":
+                interrupted = True
+                skipped = [a.name for a in archs[n + 1 :]]
+                if skipped:
+                    notes.append("interrupted: not searched: " + ", ".join(skipped))
+                break
     title = dataflow.name if dataflow is not None else f"best {objective}"
     if dataflow is not None and objective is not None:
         title = f"{dataflow.name} and best {objective}"
@@ -205,9 +231,14 @@ def run(args: argparse.Namespace) -> int:
 
         comparison_plot(workload.name, title, results, args.plot, priced=priced)
     text = render_comparison(workload.name, title, results, args.format, color_for(args), priced)
+    if notes and args.format == "table":
+        text = text.rstrip("\n") + "\n" + "".join(f"note: {note}\n" for note in notes)
     emit(text, args.output)
     warnings_to_stderr(comparison_warnings(results, priced), args)
-    return 0
+    if notes and args.format != "table":
+        for note in notes:
+            print(f"tenet: note: {note}", file=sys.stderr)
+    return 130 if interrupted else 0
 
 
 def check_best(text: str, workload) -> str:
@@ -236,8 +267,8 @@ def best_result(
     maximised and the search's counts."""
     from dataclasses import replace
 
+    from tenet.explore.dse import INTERRUPT, explore
     from tenet.explore.dse import emit as emit_dataflows
-    from tenet.explore.dse import explore
     from tenet.explore.objectives import OBJECTIVES
     from tenet.report.progress import progress_bar
 
@@ -250,6 +281,14 @@ def best_result(
             progress=tick,
             **(search or {}),
             **execution_options(args),
+        )
+    if not report.pareto and report.stopped_by == INTERRUPT:
+        raise KeyboardInterrupt  # nothing found yet: `tenet: interrupted`, as without --best
+    if not report.pareto and report.stopped_by is not None:
+        raise InputError(
+            f"the search of {arch.name!r} stopped at its time limit before it counted a legal "
+            f"dataflow ({report.stop_note()}); give it more time",
+            "--time-limit",
         )
     if not report.pareto:
         raise InputError(
@@ -277,6 +316,10 @@ def best_result(
             "pruned": report.pruned,
             "legal": report.legal,
             "over_capacity": report.over_capacity,
+            "distinct": report.distinct,
+            "complete": report.complete,
+            "stopped_by": report.stopped_by,
+            "stop_note": report.stop_note(),
         },
     }
     return result, entry.analysis

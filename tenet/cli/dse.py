@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from tenet.cli.common import (
     add_cost_arguments,
@@ -32,7 +33,12 @@ from tenet.explore.objectives import (
 EXAMPLE = "example: tenet dse -w gemm -a systolic-4x4 --set M=16 --set N=16 --set K=16"
 
 #: The flag of each library parameter an error may name.
-FLAGS = {"objectives": "--objectives", "limit": "--limit", "directory": "--emit"}
+FLAGS = {
+    "objectives": "--objectives",
+    "limit": "--limit",
+    "directory": "--emit",
+    "time_limit": "--time-limit",
+}
 
 
 def add_parser(sub) -> None:
@@ -87,6 +93,7 @@ def add_parser(sub) -> None:
         help="keep every dataflow with the same objective values as a front member",
     )
     add_max_isl_ops(group, "isl operations limit per analysis (a dataflow over it is skipped)")
+    add_time_limit(group)
     add_cost_arguments(p)
     add_silence_argument(p)
     group = add_output(p, ("table", "json"))
@@ -96,8 +103,19 @@ def add_parser(sub) -> None:
     add_execution_arguments(p)
 
 
+def add_time_limit(group) -> None:
+    """`--time-limit S`: stop the search after S seconds, keeping what it counted."""
+    group.add_argument(
+        "--time-limit",
+        type=float,
+        metavar="S",
+        help="stop the search after S seconds and report the front of the candidates counted "
+        "so far, marked incomplete (Ctrl-C does the same, with exit code 130)",
+    )
+
+
 def run(args: argparse.Namespace) -> int:
-    from tenet.explore.dse import explore, write_dataflows
+    from tenet.explore.dse import INTERRUPT, explore, write_dataflows
     from tenet.formats.presets import resolve_arch, resolve_workload
     from tenet.formats.workloads import load_any_workload
     from tenet.model.arch import load_arch
@@ -128,7 +146,10 @@ def run(args: argparse.Namespace) -> int:
 
         probe_scheduler(options["scheduler"])
     if args.network:
+        if args.time_limit is not None:
+            raise InputError("applies to one workload (-w), not to -n", "--time-limit")
         return run_dse_network(args, objectives, options)
+    options.update(time_limit_s=args.time_limit, stop_on_interrupt=True)
     workload = load_any_workload(
         resolve_workload(args.workload), parse_sets(args.set), args.function
     )
@@ -142,6 +163,9 @@ def run(args: argparse.Namespace) -> int:
         emit(to_json(report.to_dict()) + "\n", args.output)
     else:
         emit(front_table(report, color_for(args)), args.output)
+    if report.stopped_by == INTERRUPT:
+        print("tenet: interrupted: the front is that of the candidates counted", file=sys.stderr)
+        return 130
     return 0
 
 

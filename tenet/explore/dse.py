@@ -17,6 +17,10 @@ import inspect
 import json
 import pickle
 import re
+import signal
+import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -24,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from tenet.analysis.validate import validate
-from tenet.errors import InputError
+from tenet.errors import InputError, TenetError
 from tenet.explore.candidate_counts import shared_work
 from tenet.explore.objectives import (
     ADDITIVE_OBJECTIVES,
@@ -128,6 +132,26 @@ class DseResult:
     pareto: list[FrontEntry]
     pruned: int = 0  # distinct candidates not counted: their lower bounds already lose
     over_capacity: int = 0  # evaluated, not legal: a memory level's tiles do not fit
+    distinct: int | None = None  # the distinct candidates to settle (None: not recorded)
+    stopped_by: str | None = None  # TIME_LIMIT or INTERRUPT: the search stopped early
+
+    @property
+    def complete(self) -> bool:
+        """Every distinct candidate was counted or pruned (the search was not stopped)."""
+        return self.stopped_by is None
+
+    @property
+    def settled(self) -> int:
+        """The distinct candidates counted or pruned: evaluated + pruned."""
+        return self.evaluated + self.pruned
+
+    def stop_note(self) -> str | None:
+        """`incomplete: stopped after N of M candidates (time limit)`, or None if complete."""
+        if self.complete:
+            return None
+        why = STOP_REASONS.get(self.stopped_by or "", self.stopped_by)
+        total = self.distinct if self.distinct is not None else "?"
+        return f"incomplete: stopped after {self.settled:,} of {total:,} candidates ({why})"
 
     def to_dict(self) -> dict[str, Any]:
         """`tenet dse`'s JSON object."""
@@ -142,8 +166,18 @@ class DseResult:
             "ties": self.ties,
             "pruned": self.pruned,
             "over_capacity": self.over_capacity,
+            "distinct": self.distinct,
+            "complete": self.complete,
+            "stopped_by": self.stopped_by,
             "pareto": [entry.to_dict() for entry in self.pareto],
         }
+
+
+#: Why a search stopped before settling every candidate (`DseResult.stopped_by`), and how
+#: the table says it.
+TIME_LIMIT = "time_limit"
+INTERRUPT = "interrupt"
+STOP_REASONS = {TIME_LIMIT: "time limit", INTERRUPT: "interrupted"}
 
 
 def explore(
@@ -161,6 +195,8 @@ def explore(
     journal: str | None = None,
     progress: Callable[..., None] | None = None,
     prune: bool = True,
+    time_limit_s: float | None = None,
+    stop_on_interrupt: bool = False,
 ) -> DseResult:
     """Check and count every distinct candidate; the Pareto front of `objectives`.
 
@@ -171,21 +207,33 @@ def explore(
     counted again by the plain model (`validate` and `analyze`). Tied dataflows (equal on
     every objective to a front member) are left out and counted, unless `keep_ties`.
     Without `objectives`, cost first: `default_objectives(arch)`.
+
+    A search may stop early and keep what it counted: once `time_limit_s` seconds have
+    passed since the call, or, with `stop_on_interrupt`, on SIGINT (Ctrl-C). The front is
+    then that of the candidates counted so far (re-checked by the plain model all the same)
+    and `stopped_by` says why (`TIME_LIMIT`, `INTERRUPT`).
     """
     objectives = parse_objectives(default_objectives(arch) if objectives is None else objectives)
     check_costs(arch, objectives)
-    raw_size, found = enumerate_candidates(workload, arch, skew, limit, seed, interleave)
-    context = pickle.dumps((workload, arch))
-    search = Search(
-        context,
-        found,
-        objectives,
-        max_operations,
-        any(name in PER_STEP_OBJECTIVES for name in objectives),
-        search_floors(workload, arch, context, found, objectives) if prune else None,
-        journal,
-    )
-    run_search(search, jobs, scheduler, _Progress(progress, len(found), objectives))
+    check_time_limit(time_limit_s)
+    with contextlib.ExitStack() as scratch, stopping(time_limit_s, stop_on_interrupt) as stopper:
+        raw_size, found = enumerate_candidates(workload, arch, skew, limit, seed, interleave)
+        context = pickle.dumps((workload, arch))
+        search = Search(
+            context,
+            found,
+            objectives,
+            max_operations,
+            any(name in PER_STEP_OBJECTIVES for name in objectives),
+            search_floors(workload, arch, context, found, objectives) if prune else None,
+            journal,
+        )
+        if stopper.active and journal is None:  # where a stopped batch's finished chunks are
+            folder = scratch.enter_context(tempfile.TemporaryDirectory(prefix="tenet-dse-"))
+            search.scratch = str(Path(folder) / "journal.jsonl")
+        run_search(search, jobs, scheduler, _Progress(progress, len(found), objectives), stopper)
+    settled = len(search.outcomes) + search.pruned
+    stopped_by = stopper.reason if settled < len(found) else None
     pareto, ties = front_entries(workload, arch, search, keep_ties)
     outcomes = search.outcomes.values()
     return DseResult(
@@ -193,14 +241,100 @@ def explore(
         arch.name,
         objectives,
         raw_size,
-        len(found) - search.pruned,
+        len(search.outcomes),
         sum(1 for o in outcomes if o.legal),
         sum(1 for o in outcomes if o.legal and o.error is not None),
         ties,
         pareto,
         search.pruned,
         sum(1 for o in outcomes if OVER_CAPACITY in o.violations),
+        len(found),
+        stopped_by,
     )
+
+
+def check_time_limit(time_limit_s: float | None) -> None:
+    """A time limit is a positive number of seconds (or None: no limit)."""
+    if time_limit_s is None:
+        return
+    if isinstance(time_limit_s, bool) or not time_limit_s > 0 or time_limit_s == float("inf"):
+        raise InputError(f"must be a positive number of seconds, got {time_limit_s}", "time_limit")
+
+
+class SearchStopped(Exception):
+    """Raised inside a running batch when the search must stop (its `reason`)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class Stopper:
+    """When a search stops early: at `deadline` (`time.monotonic()`; None: never) or, with
+    `interrupt`, on SIGINT. `reason` is the first of the two that came; only while `armed`
+    (a batch is running) does it raise `SearchStopped`, elsewhere the search stops at the
+    next batch. `active`: some stop can come."""
+
+    deadline: float | None
+    interrupt: bool
+    reason: str | None = None
+    armed: bool = False
+
+    @property
+    def active(self) -> bool:
+        return self.deadline is not None or self.interrupt
+
+    def stop(self, reason: str) -> None:
+        """A stop came (from a signal handler or `check`)."""
+        if self.reason is None:
+            self.reason = reason
+        if self.armed:
+            raise SearchStopped(self.reason)
+
+    def check(self) -> None:
+        """Stop if the deadline has passed (for runs where no timer signal is set)."""
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            self.stop(TIME_LIMIT)
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[None]:
+        """Inside, a stop raises `SearchStopped` at once."""
+        self.armed = True
+        try:
+            if self.reason is not None:
+                raise SearchStopped(self.reason)
+            yield
+        finally:
+            self.armed = False
+
+
+@contextlib.contextmanager
+def stopping(time_limit_s: float | None, interrupt: bool) -> Iterator[Stopper]:
+    """A `Stopper` for a search starting now. In the main thread, a timer signal (SIGALRM)
+    stops it at the time limit and, with `interrupt`, SIGINT stops it instead of raising
+    `KeyboardInterrupt`; both handlers are put back on leaving. Elsewhere the deadline is
+    checked as the tasks end, and `KeyboardInterrupt` is caught around the batches."""
+    deadline = None if time_limit_s is None else time.monotonic() + time_limit_s
+    stopper = Stopper(deadline, interrupt)
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        alarm = getattr(signal, "SIGALRM", None)
+        timer = alarm is not None and hasattr(signal, "setitimer")
+        if deadline is not None and timer and signal.getsignal(alarm) in (signal.SIG_DFL, None):
+            previous[alarm] = signal.signal(alarm, lambda *_: stopper.stop(TIME_LIMIT))
+            signal.setitimer(signal.ITIMER_REAL, time_limit_s)
+        if interrupt and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            previous[signal.SIGINT] = signal.signal(
+                signal.SIGINT, lambda *_: stopper.stop(INTERRUPT)
+            )
+    try:
+        yield stopper
+    finally:
+        if getattr(signal, "SIGALRM", None) in previous:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def check_costs(arch: Arch, objectives: Sequence[str]) -> None:
@@ -248,6 +382,7 @@ class Search:
     per_step: bool
     floors: list[tuple] | None
     journal: str | None = None
+    scratch: str | None = None  # a journal of our own, when the search may stop and has none
     outcomes: dict[int, Outcome] = field(default_factory=dict)
     vectors: dict[int, tuple] = field(default_factory=dict)
     pruned: int = 0
@@ -274,12 +409,21 @@ class Search:
             self.vectors[i] = outcome.vector
 
 
-def run_search(search: Search, jobs: int, scheduler: str | None, tracker: _Progress) -> None:
+def run_search(
+    search: Search,
+    jobs: int,
+    scheduler: str | None,
+    tracker: _Progress,
+    stopper: Stopper | None = None,
+) -> None:
     """Count the candidates batch by batch (`_batch_sizes`), on local workers kept from batch
     to batch (their caches stay) or on the cluster at `scheduler`. Before each batch, a
-    candidate whose floors the front so far dominates is pruned without being counted."""
+    candidate whose floors the front so far dominates is pruned without being counted. When
+    `stopper` stops the search, the batch under way keeps its finished chunks (read back from
+    the journal) and no other batch starts."""
     from tenet.execution import run_tasks
 
+    stopper = stopper or Stopper(None, False)
     order = search.order()
     position = 0
     workers = contextlib.ExitStack()
@@ -289,6 +433,9 @@ def run_search(search: Search, jobs: int, scheduler: str | None, tracker: _Progr
         workers.enter_context(kept_pool(jobs))
     with workers:
         for size in _batch_sizes(len(order), search.pruning):
+            stopper.check()
+            if stopper.reason is not None:
+                break
             # the undominated vectors counted so far: a vector dominated by a counted one is
             # dominated by one of these too (dominance is transitive)
             front_so_far = _front_of(search.vectors.values()) if search.pruning else []
@@ -303,21 +450,60 @@ def run_search(search: Search, jobs: int, scheduler: str | None, tracker: _Progr
             tracker.offset = len(search.outcomes) + search.pruned
             chunks = _chunks(sorted(tasks.items(), key=lambda item: item[1][0]))
             tracker.chunk_sizes = [len(chunk) for _, chunk in chunks]
-            ran = run_tasks(
-                count_chunk,
-                chunks,
-                jobs=jobs,
-                scheduler=scheduler,
-                journal=search.journal,
-                progress=tracker.tick_chunks,
-            )
-            records = _chunk_records(chunks, ran, search.journal)
+            tracker.stopper = stopper
+            ran = _run_batch(run_tasks, search, chunks, jobs, scheduler, tracker, stopper)
+            if ran is None:  # stopped: the chunks that finished
+                ran = _finished_chunks(chunks, search.scratch or search.journal)
+            records = _chunk_records([c for c in chunks if c[0] in ran], ran, search.journal)
             for key, (i, _) in tasks.items():
+                if key not in records:
+                    continue
                 outcome = Outcome.from_record(records[key], len(search.objectives), search.journal)
                 search.settle(i, outcome)
                 if outcome.counted:
                     tracker.seen(outcome.vector)
             tracker.done(len(search.outcomes) + search.pruned)
+
+
+def _run_batch(run_tasks, search, chunks, jobs, scheduler, tracker, stopper) -> dict | None:
+    """`run_tasks` of one batch's chunks; None when the search was stopped during it (a
+    worker that ended with the same Ctrl-C is part of the stop, not an error)."""
+    journal = search.scratch or search.journal
+    try:
+        with stopper.running():
+            return run_tasks(
+                count_chunk,
+                chunks,
+                jobs=jobs,
+                scheduler=scheduler,
+                journal=journal,
+                progress=tracker.tick_chunks,
+            )
+    except SearchStopped:
+        return None
+    except KeyboardInterrupt:
+        if not stopper.interrupt:
+            raise
+        stopper.reason = stopper.reason or INTERRUPT
+        return None
+    except TenetError:
+        if stopper.reason is None:
+            raise
+        return None
+
+
+def _finished_chunks(chunks, journal: str | None) -> dict[str, Any]:
+    """{chunk key: result} of the chunks of a stopped batch that the journal holds whole."""
+    if journal is None:
+        return {}
+    from tenet.execution import read_journal
+
+    finished = read_journal(Path(journal))
+    return {
+        key: finished[key]
+        for key, chunk in chunks
+        if isinstance(finished.get(key), dict) and all(k in finished[key] for k, _ in chunk)
+    }
 
 
 def batch_tasks(
@@ -470,6 +656,7 @@ class _Progress:
         self.best: float | None = None
         self.offset = 0
         self.chunk_sizes: list[int] = []
+        self.stopper: Stopper | None = None  # checked as chunks end (its deadline)
 
     def seen(self, vector: tuple) -> None:
         if self.best is None or vector[0] < self.best:
@@ -486,6 +673,8 @@ class _Progress:
         """tick, with `done` chunks of the batch finished (their sizes in `chunk_sizes`, about
         equal: the first `done` of them stand for those finished)."""
         self.tick(sum(self.chunk_sizes[:done]), _total)
+        if self.stopper is not None:
+            self.stopper.check()
 
     def tick(self, done: int, _total: int) -> None:
         if self.progress:

@@ -97,4 +97,7 @@ def front_table(result: DseResult, color: bool = False, arch_title: str | None =
         + (f", {result.ties} ties left out (--ties)" if result.ties else "")
         + (f", {result.skipped} skipped (isl limit)" if result.skipped else "")
     ]
+    stop_note = getattr(result, "stop_note", lambda: None)()
+    if stop_note:  # the front of the candidates counted so far
+        notes.append(f"{stop_note}: the front of the candidates counted so far")
     return render_tables([table], color, notes, prefix="note")
