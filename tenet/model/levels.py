@@ -580,11 +580,16 @@ def _same_words(
     umap: isl.UnionMap | None, footprint: isl.UnionMap, held: isl.PwQPolynomial | None
 ) -> isl.PwQPolynomial | None:
     """`per_tile_words(umap)`, taken from the footprint's (`held`) when umap is the whole
-    footprint (a tensor that fills or drains all it holds, every tile)."""
+    footprint (a tensor that fills or drains all it holds, every tile), or the whole
+    footprint of the tiles it touches (then `held` on those tiles)."""
     if umap is None:
         return None
     if umap is footprint or umap.is_equal(footprint):
         return held
+    if held is not None:
+        touched = umap.domain()
+        if umap.is_equal(footprint.intersect_domain(touched)):
+            return _merged(held.intersect_domain(isl.Set.from_union_set(touched)))
     return per_tile_words(umap)
 
 
