@@ -40,7 +40,7 @@ import islpy as isl
 
 from tenet.bounds.snowcat import divisors, problem_from_workload, snowcat_at
 from tenet.errors import InputError
-from tenet.explore.dse import DseResult, FrontEntry, pareto_indices
+from tenet.explore.dse import TIME_LIMIT, DseResult, FrontEntry, pareto_indices
 from tenet.explore.space import array_axes, skew_options
 from tenet.model.arch import Arch
 from tenet.model.cost import (
@@ -59,6 +59,9 @@ from tenet.util.isl_util import parse_union_map
 
 #: The objectives a tile-size search ranks by closed forms (each re-checked by `analyze`).
 TILE_SIZE_OBJECTIVES = ("energy_pj", "dram", "time_steps", "latency")
+
+#: `stopped_by` of a search that `limit` stopped (`TIME_LIMIT`: `time_limit` did).
+LIMIT = "limit"
 
 #: The objectives the array side alone decides (not the GLB tile order).
 ARRAY_OBJECTIVES = ("time_steps", "latency")
@@ -758,12 +761,11 @@ class TileSizeResult(DseResult):
     """`DseResult` of a tile-size search, with per front member its closed-form objective
     values, its DRAM words over the Snowcat front at the GLB's capacity (`dram_vs_bound`),
     and whether `limit` or `time_limit` stopped the search before it visited every tile vector
-    (`stopped_early`; the JSON's `complete` is its negation)."""
+    (`stopped_by`: `LIMIT` or `TIME_LIMIT`, and `complete` False, as `DseResult` says it)."""
 
     closed_forms: list[dict[str, Any]] = field(default_factory=list)
     dram_vs_bound: list[float | None] = field(default_factory=list)
     snowcat_words: int | None = None
-    stopped_early: bool = False
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
@@ -772,7 +774,6 @@ class TileSizeResult(DseResult):
             entry["closed_form"] = closed
             entry["dram_vs_bound"] = ratio
         out["snowcat_words"] = self.snowcat_words
-        out["complete"] = not self.stopped_early
         return out
 
 
@@ -848,7 +849,8 @@ def explore_tile_sizes(
         closed_forms=closed,
         dram_vs_bound=ratios,
         snowcat_words=snowcat_words,
-        stopped_early=not counts.complete,
+        stopped_by=counts.stopped_by,
+        distinct=counts.candidates,
         seconds=clock.monotonic() - started,
     )
 
@@ -872,10 +874,10 @@ def _search(
     for floors, tile, choices in vectors:
         designs_here = len(choices) * math.factorial(_tiled(problem, tile))
         if limit is not None and counts.evaluated >= limit:
-            counts.complete = False
+            counts.stopped_by = LIMIT
             break
         if time_limit is not None and clock.monotonic() - started > time_limit:
-            counts.complete = False
+            counts.stopped_by = TIME_LIMIT
             break
         if _dominated(front, floors):
             counts.pruned += designs_here
@@ -897,12 +899,12 @@ def _search(
 class SearchCounts:
     """Designs whose tiles fit the GLB alone (`candidates`), those of the tile vectors whose
     counts were formed (`evaluated`) and of those skipped by their floors (`pruned`); whether
-    the search visited every tile vector (`complete`)."""
+    why the search stopped before it visited every tile vector (`stopped_by`, None if not)."""
 
     candidates: int = 0
     evaluated: int = 0
     pruned: int = 0
-    complete: bool = True
+    stopped_by: str | None = None
 
 
 def _tiled(problem: TileProblem, tile: tuple[tuple[str, int], ...]) -> int:

@@ -192,7 +192,7 @@ def test_limit_stops_the_search(tmp_path):
     result = ts.explore_tile_sizes(workload, arch, ("energy_pj",), limit=1)
     record = result.to_dict()
     assert record["complete"] is False
-    assert result.stopped_early
+    assert record["stopped_by"] == ts.LIMIT
     assert len(result.pareto) == 1
 
 
