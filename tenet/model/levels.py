@@ -582,13 +582,13 @@ def _same_words(
     """`per_tile_words(umap)`, taken from the footprint's (`held`) when umap is the whole
     footprint (a tensor that fills or drains all it holds, every tile), or the whole
     footprint of the tiles it touches (then `held` on those tiles)."""
-    if umap is None:
+    if umap is None or umap.is_empty():
         return None
     if umap is footprint or umap.is_equal(footprint):
         return held
     if held is not None:
         touched = umap.domain()
-        if umap.is_equal(footprint.intersect_domain(touched)):
+        if touched.n_set() == 1 and umap.is_equal(footprint.intersect_domain(touched)):
             return _merged(held.intersect_domain(isl.Set.from_union_set(touched)))
     return per_tile_words(umap)
 
