@@ -94,10 +94,16 @@ class FrontEntry:
     time: str
     objectives: tuple[str, ...]
     tiles: dict[str, int] = field(default_factory=dict)  # memory level -> tile depth
+    dram_bound: dict[str, Any] | None = None  # `dram_against_snowcat`; None: no tiled level
 
     @property
     def name(self) -> str:
         return self.analysis.dataflow
+
+    @property
+    def dram_vs_bound(self) -> float | None:
+        """bound_words / snowcat_accesses of `dram_bound` (None when not known)."""
+        return None if self.dram_bound is None else self.dram_bound["ratio"]
 
     def objective_values(self) -> dict[str, int | float]:
         """{objective: value}, in the order of the search's objectives."""
@@ -113,6 +119,11 @@ class FrontEntry:
             "time": self.time,
             **({"tiles": dict(self.tiles)} if self.tiles else {}),
             "objectives": self.objective_values(),
+            **(
+                {"dram_vs_bound": self.dram_vs_bound, "dram_bound": dict(self.dram_bound)}
+                if self.dram_bound is not None
+                else {}
+            ),
         }
 
 
@@ -600,7 +611,57 @@ def front_entries(
         pareto.append(entry)
     on_front = {vectors[i] for i in front}
     ties = sum(1 for v in listed if v in on_front) - len(front)
+    snowcat: dict[int, Any] = {}  # capacity -> Snowcat point, shared by the members
+    pareto = [
+        replace(entry, dram_bound=dram_against_snowcat(workload, entry.analysis, snowcat))
+        for entry in pareto
+    ]
     return pareto, ties
+
+
+def dram_against_snowcat(
+    workload: Workload, analysis: Analysis, cache: dict[int, Any] | None = None
+) -> dict[str, Any] | None:
+    """A front member's DRAM words next to the least over Snowcat mappings whose buffer is
+    the tiled level's `capacity_needed_single` words (the buffer the member's schedule
+    needs, docs/levels.md "Against the bounds"); None when no level just inside the
+    outermost has a tile depth. `ratio` = bound_words / snowcat_accesses, where
+    `bound_words` = DRAM words charged as the bounds charge them (`bound_words`)."""
+    from tenet.bounds.level_bound import backing_level, bound_words
+    from tenet.bounds.snowcat import problem_from_workload, snowcat_at
+
+    level = backing_level(analysis)
+    if level is None:
+        return None
+    capacity = level.capacity_needed_single
+    if capacity is None:  # pragma: no cover - always counted by analyze
+        capacity = level.capacity_needed
+    words, why = bound_words(workload, level)
+    block: dict[str, Any] = {
+        "level": level.name,
+        "above": level.above,
+        "capacity_words": capacity,
+        "capacity_basis": "capacity_needed_single",
+        "dram_words": level.words,
+        "bound_words": words,
+        "snowcat_accesses": None,
+        "snowcat_mapping": None,
+        "ratio": None,
+        "note": why,
+    }
+    if words is None:
+        return block
+    cache = {} if cache is None else cache
+    if capacity not in cache:
+        cache[capacity] = snowcat_at(problem_from_workload(workload), capacity)
+    point = cache[capacity]
+    if point is None:
+        block["note"] = f"no Snowcat mapping fits {capacity:,} words"
+        return block
+    block.update(snowcat_accesses=point.accesses, snowcat_mapping=point.mapping)
+    if point.accesses:
+        block["ratio"] = words / point.accesses
+    return block
 
 
 #: At most this many candidates per task, and a batch is cut into at least CHUNKS_PER_BATCH

@@ -63,6 +63,21 @@ def _by_column(rows: list[list[Any]]) -> list[list[str]]:
     return [list(row) for row in zip(*columns, strict=True)]
 
 
+#: What the dram_vs_bound column compares (the table's note).
+DRAM_VS_BOUND_NOTE = (
+    "dram_vs_bound = DRAM words as the bounds charge them / the least over Snowcat mappings "
+    "with a buffer of the tiled level's capacity needed (single)"
+)
+
+
+def _bound_cells(block: dict[str, Any] | None, with_dram: bool) -> list[Any]:
+    """[DRAM words,] Snowcat words and the ratio of a front member (None where unknown,
+    shown `-`)."""
+    block = block or {}
+    cells: list[Any] = [block.get("dram_words")] if with_dram else []
+    return cells + [block.get("snowcat_accesses"), block.get("ratio")]
+
+
 def front_table(result: DseResult, color: bool = False, arch_title: str | None = None) -> str:
     """The front as a table (name, notation, objectives, latency, energy) and the counts;
     `arch_title` replaces the arch's name in the title."""
@@ -83,6 +98,14 @@ def front_table(result: DseResult, color: bool = False, arch_title: str | None =
     values = [
         [OBJECTIVES[name].value(entry.analysis) for name in columns] for entry in result.pareto
     ]
+    bounded = any(getattr(entry, "dram_bound", None) for entry in result.pareto)
+    if bounded:  # DRAM words against the Snowcat front at the tiled level's buffer
+        if "dram" not in columns:
+            table.add_column(escape(objective_header("dram")), justify="right")
+        table.add_column("Snowcat (words)", justify="right")
+        table.add_column("dram_vs_bound", justify="right")
+        for entry, row in zip(result.pareto, values, strict=True):
+            row += _bound_cells(entry.dram_bound, "dram" not in columns)
     for entry, cells in zip(result.pareto, _by_column(values), strict=True):
         table.add_row(escape(entry.name), escape(entry.notation or "-"), *cells)
     notes = [
@@ -97,6 +120,8 @@ def front_table(result: DseResult, color: bool = False, arch_title: str | None =
         + (f", {result.ties} ties left out (--ties)" if result.ties else "")
         + (f", {result.skipped} skipped (isl limit)" if result.skipped else "")
     ]
+    if bounded:
+        notes.append(DRAM_VS_BOUND_NOTE)
     stop_note = getattr(result, "stop_note", lambda: None)()
     if stop_note:  # the front of the candidates counted so far
         notes.append(f"{stop_note}: the front of the candidates counted so far")
