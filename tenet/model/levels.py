@@ -305,7 +305,7 @@ class TensorMaps:
 def tensor_maps(
     instance_tile: isl.UnionMap | Callable[[], isl.UnionMap],
     prev: isl.UnionMap,
-    tiles_le: isl.UnionMap,
+    tiles_le: isl.UnionMap | Callable[[], isl.UnionMap],
     access: TensorAccess,
     inner_first_tile: tuple[isl.UnionMap, isl.UnionMap] | None = None,
     footprint: isl.UnionMap | None = None,
@@ -326,8 +326,8 @@ def tensor_maps(
     inside, the map from that level's tiles to their prefix here), the prefix of the inner
     one (the prefix of a lexmin is the lexmin of the prefixes). A tensor that is never read
     is written in every tile that touches it, so each of its exits writes back.
-    `instance_tile` (S -> Tile) may be given as a function that builds it, and `footprint`
-    when it is known already (from a level inside)."""
+    `instance_tile` (S -> Tile) and `tiles_le` may be given as functions that build them,
+    and `footprint` when it is known already (from a level inside)."""
 
     def to_tile() -> isl.UnionMap:
         return (instance_tile() if callable(instance_tile) else instance_tile).reverse()
@@ -360,9 +360,8 @@ def tensor_maps(
     if access.reads is None:
         return TensorMaps(footprint, fills, exits, first_tile)
     written = simplify(to_tile().apply_range(access.writes))  # Tile -> X, tiles that write it
-    return TensorMaps(
-        footprint, fills, written_stays(exits, entries, written, tiles_le), first_tile
-    )
+    order = tiles_le() if callable(tiles_le) else tiles_le
+    return TensorMaps(footprint, fills, written_stays(exits, entries, written, order), first_tile)
 
 
 def written_stays(
@@ -755,7 +754,8 @@ def level_traffic_maps(
         else:  # the prefixes of the tiles inside
             used_tiles = simplify(inner_used.apply(outward))
         prev, prev_function = tile_predecessor(used_tiles)
-        tiles_le = used_tiles.lex_ge_union_set(used_tiles)  # u -> v with v <= u
+        # u -> v with v <= u, built when a stay's entry is searched for
+        tiles_le = functools.cache(lambda used=used_tiles: used.lex_ge_union_set(used))
         per_tensor: dict[str, tuple[int, int]] = {}
         footprints = fills = drains = words = fill_words = drain_words = None
         for access in accesses:
