@@ -15,7 +15,11 @@ epilogue; delay.hierarchy adds avg_latency − 1 once (formulas.hierarchy_delay)
 Every per-tile function is a barvinok count as a function of the tile coordinates; maxima
 and sums are taken on its quasi-affine pieces (isl's union_max and union_add, and the points
 under a piece counted by barvinok). A piece that is not quasi-affine is sliced into
-constants, one per value of the tile coordinates it involves; how many is reported.
+constants, one per value of the tile coordinates it involves; how many is reported. Where
+the pieces allow it, less is built (docs/levels.md, "Speed"): C(u) one constant per piece
+that is a product of tiles and other coordinates, Σ_u C(u) of the innermost level taken
+from Σ_t cost(t), and s(u) kept as C(u) raised on the constant pieces where a transfer
+outlasts it.
 """
 
 from __future__ import annotations

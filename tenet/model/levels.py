@@ -14,7 +14,10 @@ lexicographically previous and next USED tiles:
   holds the words filling next(u) and the words prev(u) still writes back.
 
 Everything is counted with barvinok; the maximum is isl's integer maximum of each
-quasi-affine piece of the per-tile count (pieces of higher degree are sliced).
+quasi-affine piece of the per-tile count (pieces of higher degree are sliced). What does
+not depend on the level is found once, an outer level starts from the inner level's tiles
+and footprints, and each per-tile count is counted once and shared by the capacity and the
+time through the hierarchy (docs/levels.md, "Speed").
 """
 
 from __future__ import annotations
@@ -563,6 +566,20 @@ def _add(
     return more if total is None else total.add(more)
 
 
+def tensor_words(
+    maps: TensorMaps,
+) -> tuple[isl.PwQPolynomial | None, isl.PwQPolynomial | None, isl.PwQPolynomial | None]:
+    """u -> |F_X(u)|, |fills(u)| and |drains(u)| of one tensor at one level (barvinok's
+    card(); the fill and drain words taken from the footprint's when they can be,
+    `_same_words`)."""
+    held = per_tile_words(maps.footprint)
+    return (
+        held,
+        _same_words(maps.fills, maps.footprint, held),
+        _same_words(maps.drains, maps.footprint, held),
+    )
+
+
 def words_total(words: isl.PwQPolynomial | None, umap: isl.UnionMap | None) -> int:
     """|umap| = Σ_u words(u) for words = `per_tile_words(umap)`: Σ over the pieces of
     value · |tiles of the piece| when every piece is a constant (the tiles are fewer
@@ -779,9 +796,7 @@ def level_traffic_maps(
             footprints = _union(footprints, maps.footprint)
             fills = _union(fills, maps.fills)
             drains = _union(drains, maps.drains)
-            held = per_tile_words(maps.footprint)
-            filled = _same_words(maps.fills, maps.footprint, held)
-            drained = _same_words(maps.drains, maps.footprint, held)
+            held, filled, drained = tensor_words(maps)
             per_tensor[access.name] = maps.counts or (
                 words_total(filled, maps.fills),
                 words_total(drained, maps.drains),
