@@ -162,13 +162,14 @@ class SideUse:
     own: np.ndarray  # held by this PE at the previous step
     served: dict[int, np.ndarray]  # link index -> a sender held it (within the link's window)
     spatial: np.ndarray  # a different PE held it (any link)
+    forced: np.ndarray  # charged a fetch: its same-step group is starved (starved_by_walk)
 
     @property
     def unique(self) -> np.ndarray:
         reused = self.own.copy()
         for mask in self.served.values():
             reused |= mask
-        return ~reused
+        return ~reused | self.forced
 
 
 class Enumeration:
@@ -274,7 +275,21 @@ class Enumeration:
             found[where] = keys[pos] == candidate[where]
             return found
 
+        def holder(other_pe: np.ndarray, other_step: np.ndarray, valid: np.ndarray) -> np.ndarray:
+            """The index of the triple (other_pe, other_step, element) of each triple, -1
+            where there is none."""
+            candidate = (other_pe * n_steps + other_step) * n_elements + element
+            out = np.full(len(keys), -1, dtype=np.int64)
+            where = np.nonzero(valid)[0]
+            pos = np.searchsorted(keys, candidate[where])
+            pos[pos == len(keys)] = 0
+            hit = keys[pos] == candidate[where]
+            out[where[hit]] = pos[hit]
+            return out
+
         own = held(pe, step - 1, step >= 1)
+        other_supply = own.copy()  # any supply but a same-step forward link
+        same_step_edges: list[tuple[np.ndarray, np.ndarray]] = []  # (receiver, sender) triples
         served, spatial = {}, np.zeros(len(keys), dtype=bool)
         for n in links_for(self.arch, tensor, side):
             link, table = self.arch.links[n], self.links[n]
@@ -293,8 +308,17 @@ class Enumeration:
                     found = held(sender, step - w, valid)
                     mask |= found
                     spatial |= found & (sender != pe)
+                    if link.kind == "forward" and w == 0:
+                        index = holder(sender, step, valid)
+                        hit = index >= 0
+                        same_step_edges.append((np.nonzero(hit)[0], index[hit]))
+                    else:
+                        other_supply |= found
             served[n] = mask
-        return SideUse(len(instances), pe, step, element, elements, own, served, spatial)
+        forced = np.zeros(len(keys), dtype=bool)
+        if self.arch.same_step == "groups" and same_step_edges:
+            forced = starved_by_walk(len(keys), same_step_edges, other_supply)
+        return SideUse(len(instances), pe, step, element, elements, own, served, spatial, forced)
 
 
 def _row_ids(table: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -307,12 +331,83 @@ def _row_ids(table: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return lookup[inverse[len(table) :]]
 
 
+def starved_by_walk(
+    n: int, edges: list[tuple[np.ndarray, np.ndarray]], supplied: np.ndarray
+) -> np.ndarray:
+    """The triples charged a fetch by the same-step rule (docs/topologies.md): the lowest
+    (first) triple of every strongly connected component of the same-step edges (receiver
+    triple -> sender triple, same step and element) that has several triples, no edge from
+    a triple outside it, and no triple with another supply (`supplied`). Components by an
+    iterative Tarjan walk over the triples that have edges."""
+    takes_from: dict[int, list[int]] = {}
+    for receivers, senders in edges:
+        for r, s in zip(receivers.tolist(), senders.tolist()):
+            takes_from.setdefault(r, []).append(s)
+            takes_from.setdefault(s, [])
+    component = strongly_connected(takes_from)
+    forced = np.zeros(n, dtype=bool)
+    members: dict[int, list[int]] = {}
+    for v, c in component.items():
+        members.setdefault(c, []).append(v)
+    for c, vs in members.items():
+        if len(vs) < 2 or any(supplied[v] for v in vs):
+            continue
+        if any(component[s] != c for v in vs for s in takes_from[v]):
+            continue  # fed from outside: not a source component
+        forced[min(vs)] = True  # triples sort by PE first: the lowest PE fetches
+    return forced
+
+
+def strongly_connected(graph: dict[int, list[int]]) -> dict[int, int]:
+    """Tarjan's strongly connected components, iteratively: node -> component id."""
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[int] = []
+    component: dict[int, int] = {}
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = len(index)
+                stack.append(v)
+                on_stack.add(v)
+            recurse = False
+            neighbours = graph[v]
+            while i < len(neighbours):
+                w = neighbours[i]
+                i += 1
+                if w not in index:
+                    work.append((v, i))
+                    work.append((w, 0))
+                    recurse = True
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], index[w])
+            if recurse:
+                continue
+            if low[v] == index[v]:
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component[w] = v
+                    if w == v:
+                        break
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[v])
+    return component
+
+
 def volumes_of(
     use: SideUse, link_order: tuple[int, ...], read_back: int | None = None
 ) -> tuple[Volumes, set[int]]:
     """Counts of one tensor side; links serve in arch order after the PE's own register
     (`read_back`: a write side's, counted by `read_back_of`)."""
-    remaining = ~use.own
+    remaining = ~use.own & ~use.forced
     carried = {}
     for n in link_order:
         carried[n] = int(np.count_nonzero(remaining & use.served[n]))
@@ -320,9 +415,9 @@ def volumes_of(
     used = {n for n in link_order if use.served[n].any()}
     volumes = Volumes(
         total=use.total,
-        unique=int(np.count_nonzero(remaining)),
+        unique=int(np.count_nonzero(remaining | use.forced)),
         temporal_unique=int(np.count_nonzero(~use.own)),
-        spatial_reuse=int(np.count_nonzero(use.spatial)),
+        spatial_reuse=int(np.count_nonzero(use.spatial & ~use.forced)),
         carried=carried,
         read_back=read_back,
     )

@@ -148,7 +148,7 @@ def side_actions(
     sides = _Sides(use, len(run.times))
     # pitches from the edge at p_0 = -1 (none for a PE outside the array)
     first_index = np.where(run.in_array, np.maximum(run.pes[:, 0] + 1, 0), 0)
-    remaining = ~use.own
+    remaining = ~use.own & ~use.forced  # a starved same-step group's fetch: no link
     acts = TensorActions()
     for n in links_for(arch, tensor, side):
         link, table = arch.links[n], run.links[n]
@@ -184,6 +184,7 @@ def side_actions(
                 register_read_outs=carried if side == "write" else 0,
             )
     if side == "read":
+        remaining = remaining | use.forced
         n_unique = int(np.count_nonzero(remaining))
         return acts + TensorActions(
             register_reads=use.total,

@@ -329,7 +329,17 @@ def _count_all(workload: Workload, arch: Arch, bound: BoundDataflow) -> _Counts:
 
     # The volumes first: the form (not the value) of barvinok's counts depends on what it has
     # counted before, and the formulas are printed.
-    volumes = tensor_volumes(workload, arch, space_time, size=size)
+    unresolved: list[tuple[str, str]] = []
+    volumes = tensor_volumes(workload, arch, space_time, size=size, unresolved=unresolved)
+    if unresolved:
+        tensor, side = unresolved[0]
+        raise InputError(
+            f"the same-step link groups of {tensor} ({side}) have no closed form here (isl's "
+            "closure of the same-step links is not exact with symbolic sizes): fix the sizes "
+            "with --set, or give the arch `same_step: tenet` for TENET's literal counting",
+            arch.source,
+            "same_step",
+        )
     return _Counts(
         instances=size(workload.domain),
         active_pes=size(space_time.space_domain),

@@ -44,6 +44,7 @@ from tenet.model.checks import fixed_warnings, outside_facts
 from tenet.model.counts import Counts
 from tenet.model.metrics import Analysis, Volumes, count_volumes, links_for
 from tenet.model.relations import SpaceTime, time_predecessor
+from tenet.model.same_step import has_same_step_cycle
 from tenet.model.schedule_time import per_step_words, step_counts
 from tenet.model.workload import SIDES, Workload
 from tenet.util.isl_util import count, parse_union_map, simplify
@@ -69,6 +70,7 @@ class SharedWork:
     functions: dict[int, tuple[isl.UnionMap, bool]] = field(default_factory=dict)  # id(access)
     _basis: Any = None
     _renaming: Any = False  # False: not looked at yet
+    _same_step: bool | None = None  # None: not looked at yet
 
     @classmethod
     def of(cls, workload: Workload, arch: Arch) -> SharedWork:
@@ -87,6 +89,19 @@ class SharedWork:
             flow_dependences(workload),
             fixed_warnings(arch, workload),
         )
+
+    def same_step_groups(self) -> bool:
+        """Whether some tensor side's links form a same-step cycle under the arch's
+        `same_step: groups` rule (its starved groups need the plain model's count)."""
+        if self._same_step is None:
+            arch = self.arch
+            self._same_step = arch.same_step == "groups" and any(
+                has_same_step_cycle([arch.links[n] for n in links_for(arch, tensor, side)])
+                for tensor in self.workload.tensors
+                for side in SIDES
+                if self.workload.access(tensor, side) is not None
+            )
+        return self._same_step
 
     def floor_basis(self) -> FloorBasis:
         """The FloorBasis of this workload and arch (pruning's lower bounds), built once."""

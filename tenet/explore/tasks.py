@@ -155,12 +155,15 @@ def count_task(task: CandidateTask) -> Outcome:
     """Check and count one generated candidate (the work of one task of the search).
 
     Objectives that read fields only the plain model fills (`PLAIN_OBJECTIVES`) are counted
-    with `validate` and `analyze`. Otherwise, with the task's `Candidate` (and no tiles, no
+    with `validate` and `analyze`, as are candidates on an arch whose same-step links form a
+    cycle (their starved groups, `tenet.model.same_step`). Otherwise, with the task's `Candidate` (and no tiles, no
     per-step numbers) and a workload whose candidates share counts by renaming of loops, by
     `analyze_renamed`; else by `analyze_candidate` after the order check, with the memory
     levels' traffic when the task has tile depths."""
     shared = shared_work(task.context)
     if any(objective in PLAIN_OBJECTIVES for objective in task.objectives):
+        return _count_plain(shared, task)
+    if shared.same_step_groups():  # starved same-step groups: counted by the plain model
         return _count_plain(shared, task)
     if shared.outside_facts(task.space)[0]:  # used PEs off an array that is not a box
         return illegal("outside_array")

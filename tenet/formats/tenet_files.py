@@ -90,6 +90,7 @@ def load_pe_array(path: str | Path) -> Arch:
         links=[link],
         memory=Memory(16, bandwidth, latency, l1, l2),
         source=source,
+        same_step="tenet",  # TENET's own files: its literal counting, to reproduce the paper
     )
 
 

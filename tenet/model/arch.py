@@ -116,6 +116,9 @@ class Arch:
     clock_ghz: float = 1.0  # cycles per ns: turns a level's GB/s into bits per cycle
     # warning kind patterns (fnmatch) whose warnings are left out (`silenced_warnings:`)
     silenced_warnings: tuple[str, ...] = ()
+    # how same-step (window 0) forward links count (`same_step:`, docs/topologies.md):
+    # "groups", one fetch per value per group that holds it; "tenet", TENET's literal rule
+    same_step: str = "groups"
 
 
 def pe_domain_from_shape(shape: list[int], name: str = "PE") -> isl.UnionSet:
@@ -356,6 +359,7 @@ def load_arch(path: str | Path) -> Arch:
             "components",
             "clock_ghz",
             "silenced_warnings",
+            "same_step",
         ),
         ("pe",),
         source,
@@ -407,7 +411,21 @@ def load_arch(path: str | Path) -> Arch:
         ),
         clock_ghz=_clock(data.get("clock_ghz", 1.0), source),
         silenced_warnings=parse_silenced(data.get("silenced_warnings"), source),
+        same_step=_same_step(data.get("same_step", "groups"), source),
     )
+
+
+#: The rules for same-step links an arch may name (`same_step:`).
+SAME_STEP_RULES = ("groups", "tenet")
+
+
+def _same_step(value: Any, source: str | None) -> str:
+    """`same_step`: `groups` (one fetch per value per same-step group) or `tenet`."""
+    if value not in SAME_STEP_RULES:
+        raise InputError(
+            f"expected one of {', '.join(SAME_STEP_RULES)}, got {value!r}", source, "same_step"
+        )
+    return value
 
 
 def _clock(value: Any, source: str) -> float:

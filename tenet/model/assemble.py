@@ -49,6 +49,7 @@ def counted_warnings(
     return (
         list(fixed)
         + [w for w in found if w]
+        + checks.unresolved_same_step(counts.same_step_unresolved)
         + checks.idle_links(arch, set(counts.used_links))
         + [w for w in (level.warning() for level in counts.levels) if w]
     )

@@ -7,6 +7,8 @@ matching the text. `AnalysisWarning` and `WARNING_KINDS` live in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import islpy as isl
 
 from tenet.model.arch import Arch
@@ -147,10 +149,28 @@ def idle_links(arch: Arch, used: set[int]) -> list[AnalysisWarning]:
     return out
 
 
+def unresolved_same_step(sides: Sequence[tuple[str, str]]) -> list[AnalysisWarning]:
+    """One `same_step_cycle` warning for the tensor sides whose same-step groups could not be
+    found exactly (`tenet.model.same_step`): they keep TENET's count, free values included."""
+    if not sides:
+        return []
+    names = ", ".join(f"{tensor} ({side})" for tensor, side in sides)
+    return [
+        AnalysisWarning(
+            "same_step_cycle",
+            f"same-step (window 0) forward links form a cycle for {names}, and the groups of "
+            "PEs that hold one value in one step could not be found exactly: TENET's count is "
+            "kept, and PEs on the cycle supply each other a value nobody fetched",
+        )
+    ]
+
+
 def fixed_warnings(arch: Arch, workload: Workload) -> list[AnalysisWarning]:
     """The warnings that depend on the workload and the arch alone: the workload's own,
-    same-step link cycles, links naming tensors the workload does not have."""
-    cycle = same_step_cycles(arch, workload)
+    same-step link cycles (under TENET's literal rule, `same_step: tenet`; the default
+    rule charges each starved group its fetch), links naming tensors the workload does not
+    have."""
+    cycle = same_step_cycles(arch, workload) if arch.same_step == "tenet" else None
     return (
         list(workload.warnings) + ([cycle] if cycle else []) + unknown_link_tensors(arch, workload)
     )

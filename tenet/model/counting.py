@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import islpy as isl
@@ -19,6 +20,7 @@ from tenet.model.hierarchy_time import hierarchy_time
 from tenet.model.levels import level_traffic_maps
 from tenet.model.relations import SpaceTime, pe_conflict_chains, program_order
 from tenet.model.results import Analysis, Volumes
+from tenet.model.same_step import has_same_step_cycle, same_step_stamps, starved_triples
 from tenet.model.schedule_time import StepProfile, per_step_words, step_counts_and_costs
 from tenet.model.side_trace import SideTrace, exits
 from tenet.model.workload import SIDES, Workload
@@ -43,6 +45,7 @@ def count_volumes(
     trace: SideTrace | None = None,
     tidy: Callable[[Any], Any] = simplify,
     write: bool = False,
+    starved: isl.UnionMap | None = None,
 ) -> Volumes:
     """total = |A|; temporal = |A_D \\ (M_t;A_D)|; then each link, in order, serves what is
     still unserved; unique = |A_D \\ (M;A_D)| is what no source serves;
@@ -51,14 +54,20 @@ def count_volumes(
     The unique set A_D \\ (M;A_D) itself is appended to `fetched` when it is given; a
     `trace` keeps A_D, the unique set, M_t and each link's (unserved before it, reach, M_l).
     `tidy` rewrites each M;A_D without changing its points (default `simplify`).
-    A `write` side also gets its read_back (`read_back`), which needs a `trace`."""
+    A `write` side also gets its read_back (`read_back`), which needs a `trace`.
+    `starved` (⊆ A_D, `tenet.model.same_step.starved_triples`) are triples that must be
+    fetched although a same-step link reaches them: no link serves them, and they count
+    as unique and not as spatial reuse."""
     assignment = space_time.data_assignment(access)
 
     def reachable(rel: isl.UnionMap) -> isl.UnionMap:
         return tidy(rel.apply_range(assignment))
 
     remaining = assignment.subtract(reachable(temporal))
-    temporal_unique = left = size(remaining)
+    temporal_unique = size(remaining)
+    if starved is not None:  # charged a fetch: out of the links' reach (not temporal reuse)
+        remaining = remaining.subtract(starved)
+    left = size(remaining)
     carried = {}
     for index, rel in link_relations:
         reach = reachable(rel)
@@ -73,15 +82,21 @@ def count_volumes(
         remaining = remaining.subtract(reach)
         now = size(remaining)
         carried[index], left = minus(left, now), now
+    unique = left
+    reusable = assignment
+    if starved is not None:
+        remaining = remaining.union(starved)
+        unique = size(remaining)
+        reusable = assignment.subtract(starved)
     if fetched is not None:
         fetched.append(remaining)
     if trace is not None:
         trace.assignment, trace.unique, trace.temporal = assignment, remaining, temporal
     total = size(access)
-    spatial_reuse = size(assignment.intersect(reachable(spatial)))
+    spatial_reuse = size(reusable.intersect(reachable(spatial)))
     return Volumes(
         total=total,
-        unique=left,
+        unique=unique,
         temporal_unique=temporal_unique,
         spatial_reuse=spatial_reuse,
         carried=carried,
@@ -112,11 +127,15 @@ def tensor_volumes(
     minus: Callable[[Any, Any], Any] = operator.sub,
     fetched: dict[str, list[isl.UnionMap]] | None = None,
     traces: dict[tuple[str, str], SideTrace] | None = None,
+    unresolved: list[tuple[str, str]] | None = None,
 ) -> dict[str, dict[str, Volumes | None]]:
     """`count_volumes` of every tensor and side; the temporal, link and spatial relations
     are built once and shared (a spatial relation per distinct set of links). With
     `fetched` ({side: []}), each side's unique set joins the list of its side; with
-    `traces` ({}), each side's sets are kept under (tensor, side) for the cost model."""
+    `traces` ({}), each side's sets are kept under (tensor, side) for the cost model.
+    On an arch whose same-step links form a cycle (and `same_step: groups`), each side's
+    starved same-step groups are charged their fetch (`starved_for`); a side where they
+    cannot be found exactly keeps TENET's count and joins `unresolved`."""
     temporal = space_time.temporal_relation()
     link_relations = [space_time.link_relation(link) for link in arch.links]
     spatial_cache: dict[tuple[int, ...], isl.UnionMap] = {}
@@ -134,6 +153,13 @@ def tensor_volumes(
             trace = (
                 SideTrace() if traces is None else traces.setdefault((tensor, side), SideTrace())
             )
+            starved = None
+            if arch.same_step == "groups":
+                starved = starved_for(space_time, arch, access, temporal, links)
+                if starved is False:
+                    starved = None
+                    if unresolved is not None:
+                        unresolved.append((tensor, side))
             volumes[tensor][side] = count_volumes(
                 space_time,
                 access,
@@ -146,8 +172,33 @@ def tensor_volumes(
                 None if fetched is None else fetched[side],
                 trace,
                 write=side == "write",
+                starved=starved,
             )
     return volumes
+
+
+def starved_for(
+    space_time: SpaceTime,
+    arch: Arch,
+    access: isl.UnionMap,
+    temporal: isl.UnionMap,
+    links: tuple[int, ...],
+) -> isl.UnionMap | None | bool:
+    """The triples of one tensor side charged a fetch by the same-step rule
+    (`tenet.model.same_step`): None when its links form no same-step cycle (nothing to
+    charge), False when the groups cannot be found exactly."""
+    serving = [arch.links[n] for n in links]
+    if not has_same_step_cycle(serving):
+        return None
+    assignment = space_time.data_assignment(access)
+    supply = temporal
+    for link in serving:  # every supply but the same-step forward links
+        windows = tuple(w for w in link.window if w != 0 or link.kind == "multicast")
+        if windows:
+            supply = supply.union(space_time.link_relation(replace(link, window=windows)))
+    supplied = assignment.intersect(supply.apply_range(assignment))
+    starved = starved_triples(assignment, same_step_stamps(space_time, serving), supplied)
+    return False if starved is None else starved
 
 
 def crowded_stamps(
@@ -180,7 +231,16 @@ def count_bound(
     used_links: set[int] = set()
     fetched: dict[str, list[isl.UnionMap]] = {side: [] for side in SIDES}
     traces: dict[tuple[str, str], SideTrace] | None = {} if cost else None
-    volumes = tensor_volumes(workload, arch, space_time, used_links, fetched=fetched, traces=traces)
+    unresolved: list[tuple[str, str]] = []
+    volumes = tensor_volumes(
+        workload,
+        arch,
+        space_time,
+        used_links,
+        fetched=fetched,
+        traces=traces,
+        unresolved=unresolved,
+    )
     instances = count(workload.domain)
     stamps = count(space_time.stamp_domain)
     counted = steps = None
@@ -226,6 +286,7 @@ def count_bound(
         actions=None if traces is None else count_actions(arch, space_time, volumes, traces),
         area=None if traces is None else area_counts(arch),
         dram_words=dram_words,
+        same_step_unresolved=tuple(unresolved),
     )
 
 

@@ -45,3 +45,5 @@ class Counts:
     area: AreaCounts | None = None  # what the area model counts on the array
     dram_words: int | None = None
     exact_sums: bool = False  # closed forms: the Analysis adds its bandwidths exactly
+    # (tensor, side) whose same-step groups could not be found exactly: TENET's count kept
+    same_step_unresolved: tuple[tuple[str, str], ...] = ()

@@ -145,11 +145,13 @@ def test_a_column_without_costs_is_shown_not_dropped(capsys):
     assert data["priced_parts"][1] is None
 
 
-def test_each_warning_once_prefixed_with_its_column(capsys):
-    """-d and --best on one mesh array: both columns warn of the same-step cycle; each is
-    printed once, named by its arch and dataflow (it was printed twice, both times under
-    the arch's name alone)."""
-    args = ["compare", "-w", "gemm", "-a", "systolic-8x8", "--topologies", "mesh"]
+def test_each_warning_once_prefixed_with_its_column(tmp_path, capsys):
+    """-d and --best on one mesh array counted with TENET's literal same-step rule: both
+    columns warn of the same-step cycle; each is printed once, named by its arch and
+    dataflow (it was printed twice, both times under the arch's name alone)."""
+    data = yaml.safe_load((ARCHS / "systolic-8x8.yaml").read_text())
+    literal = write_yaml(tmp_path, "systolic-8x8", {**data, "same_step": "tenet"})
+    args = ["compare", "-w", "gemm", "-a", str(literal), "--topologies", "mesh"]
     args += ["-d", "os-systolic-8x8", "--best", "latency", "--set", "M=8", "--set", "N=8"]
     args += ["--set", "K=2", "--jobs", "1", "-q"]
     rc, out, err = run_cli(args, capsys)

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import json
 import pickle
+from dataclasses import replace
 
 import pytest
+import yaml
 
 from tenet import analyze, load_arch, load_dataflow, load_workload
 from tenet.formats.presets import resolve_arch, resolve_dataflow, resolve_workload
 from tenet.model.checks import WARNING_KINDS, AnalysisWarning
 
-from ..helpers import run_cli
+from ..conftest import ARCHS
+from ..helpers import run_cli, write_yaml
 
 SMALL = ["--set", "M=16", "--set", "N=16", "--set", "K=16"]
 # os-systolic-8x8 (PE[i%8, j%8]) on the 4x4 array: 64 PEs used, 64 - 16 = 48 outside it.
@@ -55,7 +58,10 @@ def test_warnings_carry_their_kind_in_python_and_json(capsys):
 def test_each_warning_kind_comes_from_its_check():
     from tenet.model.arch import with_topology
 
-    mesh = with_topology(load_arch(resolve_arch("systolic-8x8")), "mesh")
+    # TENET's literal same-step rule warns of the cycle (the default charges each group)
+    mesh = replace(
+        with_topology(load_arch(resolve_arch("systolic-8x8")), "mesh"), same_step="tenet"
+    )
     path = resolve_workload("gemm")
     workload = load_workload(path, {"M": 16, "N": 16, "K": 16})
     cycle = analyze(workload, mesh, load_dataflow(resolve_dataflow("os-multicast-8x8", path)))
@@ -102,10 +108,13 @@ def test_a_table_on_stdout_keeps_its_warnings_there_only(capsys):
 # --- compare ranks no value that rests on a warned effect -----------------------------------
 
 
-def test_compare_leaves_a_warned_column_unranked_and_ranks_the_others(capsys):
-    """topologies.md's example at 16^3: the window-0 mesh fetches no A or B (unique 0) through
-    same-step free reuse; it must not win, and every value of it carries a `!`."""
-    args = ["compare", "-w", "gemm", "-d", "os-multicast-8x8", "-a", "systolic-8x8", *SMALL]
+def test_compare_leaves_a_warned_column_unranked_and_ranks_the_others(tmp_path, capsys):
+    """topologies.md's example at 16^3 under TENET's literal same-step rule (`same_step:
+    tenet`): the window-0 mesh fetches no A or B (unique 0) through same-step free reuse;
+    it must not win, and every value of it carries a `!`."""
+    data = yaml.safe_load((ARCHS / "systolic-8x8.yaml").read_text())
+    literal = write_yaml(tmp_path, "systolic-8x8", {**data, "same_step": "tenet"})
+    args = ["compare", "-w", "gemm", "-d", "os-multicast-8x8", "-a", str(literal), *SMALL]
     rc, out, _ = run_cli([*args, "--topologies", "systolic-2d,mesh,row-multicast"], capsys)
     assert rc == 0
     assert "(* = best; ! = rests on a warned effect, not ranked)" in out

@@ -3,6 +3,8 @@ the one-fetch-per-group property of multicast, and the interconnect warnings."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import islpy as isl
 import pytest
 
@@ -131,7 +133,8 @@ def test_multicast_costs_one_fetch_per_group(tmp_path):
 
 def test_symmetric_forward_links_hide_the_fetch_but_multicast_does_not(tmp_path):
     # Two PEs that read the same value in the same step: forward links both ways (window 0)
-    # let each supply the other, so TENET counts no fetch at all; a multicast group pays one.
+    # let each supply the other, so TENET's literal rule counts no fetch at all; the default
+    # rule charges the pair one fetch per step, as a multicast group pays one.
     workload = load_workload(GEMM, {"M": 1, "N": 2, "K": 3})
     dataflow = flow(tmp_path, ("{ S[i,j,k] -> PE[j] }", "{ S[i,j,k] -> T[k] }"))
     both_ways = arch_with(
@@ -149,9 +152,13 @@ def test_symmetric_forward_links_hide_the_fetch_but_multicast_does_not(tmp_path)
         [{"relation": "{ PE[i] -> PE[j] : i != j }", "kind": "multicast", "window": [0]}],
         "mc",
     )
+    # the default rule: the pair is one same-step group, one fetch per step, as a multicast
     forward = assert_same(workload, both_ways, dataflow)
-    assert forward["tensors"]["A"]["read"]["unique"] == 0
-    assert any("cycle" in w for w in forward["warnings"])
+    assert forward["tensors"]["A"]["read"]["unique"] == 3
+    assert not any("cycle" in w for w in forward["warnings"])
+    literal = assert_same(workload, replace(both_ways, same_step="tenet"), dataflow)
+    assert literal["tensors"]["A"]["read"]["unique"] == 0  # TENET's rule: nobody fetches
+    assert any("cycle" in w for w in literal["warnings"])
     multicast = assert_same(workload, group, dataflow)
     assert multicast["tensors"]["A"]["read"]["unique"] == 3  # one fetch per step
     assert not any("cycle" in w for w in multicast["warnings"])
@@ -255,6 +262,7 @@ def test_cycle_warning_respects_tensor_and_access_restrictions(tmp_path):
         ],
         "split",
     )
+    split = replace(split, same_step="tenet")  # the rule that warns of cycles
     assert not any("cycle" in w for w in assert_same(workload, split, dataflow)["warnings"])
     shared = arch_with(
         tmp_path,
@@ -265,7 +273,7 @@ def test_cycle_warning_respects_tensor_and_access_restrictions(tmp_path):
         ],
         "shared",
     )
-    warnings = assert_same(workload, shared, dataflow)["warnings"]
+    warnings = assert_same(workload, replace(shared, same_step="tenet"), dataflow)["warnings"]
     assert any("cycle for A (read)" in w for w in warnings)
 
 
