@@ -453,7 +453,9 @@ def hierarchy_time(
 ) -> HierarchyTime | None:
     """The time through the hierarchy of the tiled levels (innermost first, as
     `level_traffic_maps` gives them) from the step cost cost(t) (a PwAff on the used time
-    stamps, `schedule_time.step_counts_and_costs`); None when no level has a tile depth."""
+    stamps, `schedule_time.step_counts_and_costs`); None when no level has a tile depth.
+    `step_cycles` must be Σ_t cost(t) over those same stamps (`StepCounts.step_cycles`):
+    it is taken as Σ_u C(u) of the innermost level."""
     if not levels:
         return None
     tally = [0, 0]
