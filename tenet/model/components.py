@@ -436,29 +436,28 @@ def _level_values(
     return tuple(out)
 
 
-def parse_components(
-    technology: Any,
-    components: Any,
-    word_bits: int,
-    l2_words: int,
-    source: str | None,
-    level_names: tuple[str, ...] = (),
-    scratchpad_words: int | None = None,
-) -> Components | None:
-    """`Arch.components` from the arch keys: None when neither is given; the built-in
-    library at `technology.node_nm` (45 nm when only `components:` is given), with every
-    value `components:` names put in its place (its source: the file and key).
-    `level_names` are the arch's memory levels, innermost first; `scratchpad_words`,
-    levels[0]'s capacity when the arch has levels, sizes the scratchpad instead of
-    `memory.l2_words` (docs/energy.md)."""
-    if technology is None and components is None:
-        return None
-    node, dram, logic, given = _technology(technology, source)
-    raw = components if components is not None else {}
+#: Where each Components value is given in `components:`: field -> (entry, key, unit).
+COMPONENT_FIELDS = {
+    "mac_energy_pj": ("mac", "energy_pj", "pJ"),
+    "mac_area_um2": ("mac", "area_um2", "um2"),
+    "register_read_pj": ("register", "read_pj", "pJ"),
+    "register_write_pj": ("register", "write_pj", "pJ"),
+    "register_area_um2": ("register", "area_um2", "um2"),
+    "scratchpad_read_pj": ("scratchpad", "read_pj", "pJ"),
+    "scratchpad_write_pj": ("scratchpad", "write_pj", "pJ"),
+    "scratchpad_area_um2": ("scratchpad", "area_um2", "um2"),
+    "dram_pj_per_bit": ("dram", "pj_per_bit", "pJ/bit"),
+    "wire_pj_per_bit_mm": ("wire", "pj_per_bit_mm", "pJ/bit/mm"),
+    "adder_energy_pj": ("adder", "energy_pj", "pJ"),
+    "adder_area_um2": ("adder", "area_um2", "um2"),
+}
+
+
+def _check_entries(raw: Any, source: str | None) -> dict[str, Any]:
+    """`components:` as a mapping of known entries, each a mapping of its known keys."""
     if not isinstance(raw, dict):
         raise InputError(f"expected a mapping, got {type(raw).__name__}", source, "components")
     check_known(raw, tuple(COMPONENT_KEYS), source, "components.")
-    level_values = _level_values(raw.get("levels"), level_names, source)
     for name, entry in raw.items():
         if name in ("pe_pitch_um", "levels"):
             continue
@@ -469,15 +468,20 @@ def parse_components(
                 f"components.{name}",
             )
         check_known(entry, COMPONENT_KEYS[name], source, f"components.{name}.")
+    return raw
 
-    def given_value(name: str, key: str, unit: str) -> Quantity | None:
-        entry = raw.get(name) or {}
-        if key not in entry:
-            return None
-        path = f"components.{name}.{key}"
-        return Quantity(_number(entry[key], source, path), unit, f"{source}: {path}")
 
-    pad = raw.get("scratchpad") or {}
+def _scratchpad_shape(
+    pad: dict[str, Any],
+    word_bits: int,
+    l2_words: int,
+    source: str | None,
+    level_names: tuple[str, ...],
+    scratchpad_words: int | None,
+) -> tuple[int, str, int, str]:
+    """(size in bytes, where it comes from, width in bits, where it comes from) of the
+    scratchpad: `components.scratchpad.size_bytes`, else levels[0]'s capacity, else
+    memory.l2_words; the width given, else one word."""
     size = word_bits * l2_words // 8
     size_why = f"memory.l2_words x word_bits / 8 = {l2_words} x {word_bits} / 8 (default)"
     if scratchpad_words is not None and level_names:
@@ -500,6 +504,59 @@ def parse_components(
             source,
             "components.scratchpad.size_bytes",
         )
+    return size, size_why, width, width_why
+
+
+def _given_values(raw: dict[str, Any], source: str | None) -> dict[str, Quantity]:
+    """The values `components:` gives, by Components field (COMPONENT_FIELDS)."""
+    out = {}
+    for field_name, (name, key, unit) in COMPONENT_FIELDS.items():
+        entry = raw.get(name) or {}
+        if key in entry:
+            path = f"components.{name}.{key}"
+            number = _number(entry[key], source, path)
+            out[field_name] = Quantity(number, unit, f"{source}: {path}")
+    return out
+
+
+def _given_pitch(raw: dict[str, Any], source: str | None) -> Quantity | None:
+    """`components.pe_pitch_um`, a positive number (a pitch of 0 would make wires free)."""
+    if "pe_pitch_um" not in raw:
+        return None
+    pitch = _number(raw["pe_pitch_um"], source, "components.pe_pitch_um")
+    if pitch == 0:
+        raise InputError(
+            "must be positive: a pitch of 0 would make every wire free (to price wires "
+            "at nothing, set components.wire.pj_per_bit_mm: 0)",
+            source,
+            "components.pe_pitch_um",
+        )
+    return Quantity(pitch, "um", f"{source}: components.pe_pitch_um")
+
+
+def parse_components(
+    technology: Any,
+    components: Any,
+    word_bits: int,
+    l2_words: int,
+    source: str | None,
+    level_names: tuple[str, ...] = (),
+    scratchpad_words: int | None = None,
+) -> Components | None:
+    """`Arch.components` from the arch keys: None when neither is given; the built-in
+    library at `technology.node_nm` (45 nm when only `components:` is given), with every
+    value `components:` names put in its place (its source: the file and key).
+    `level_names` are the arch's memory levels, innermost first; `scratchpad_words`,
+    levels[0]'s capacity when the arch has levels, sizes the scratchpad instead of
+    `memory.l2_words` (docs/energy.md)."""
+    if technology is None and components is None:
+        return None
+    node, dram, logic, given = _technology(technology, source)
+    raw = _check_entries(components if components is not None else {}, source)
+    level_values = _level_values(raw.get("levels"), level_names, source)
+    size, size_why, width, width_why = _scratchpad_shape(
+        raw.get("scratchpad") or {}, word_bits, l2_words, source, level_names, scratchpad_words
+    )
     values: dict[str, Quantity] = {}
     values.update(mac_values(node, word_bits, logic))
     values.update(register_values(node, word_bits))
@@ -509,36 +566,9 @@ def parse_components(
     if not given:
         note = " [no technology: given; 45 nm library]"
         values = {k: Quantity(q.value, q.unit, q.source + note) for k, q in values.items()}
-    overrides = {
-        "mac_energy_pj": ("mac", "energy_pj", "pJ"),
-        "mac_area_um2": ("mac", "area_um2", "um2"),
-        "register_read_pj": ("register", "read_pj", "pJ"),
-        "register_write_pj": ("register", "write_pj", "pJ"),
-        "register_area_um2": ("register", "area_um2", "um2"),
-        "scratchpad_read_pj": ("scratchpad", "read_pj", "pJ"),
-        "scratchpad_write_pj": ("scratchpad", "write_pj", "pJ"),
-        "scratchpad_area_um2": ("scratchpad", "area_um2", "um2"),
-        "dram_pj_per_bit": ("dram", "pj_per_bit", "pJ/bit"),
-        "wire_pj_per_bit_mm": ("wire", "pj_per_bit_mm", "pJ/bit/mm"),
-        "adder_energy_pj": ("adder", "energy_pj", "pJ"),
-        "adder_area_um2": ("adder", "area_um2", "um2"),
-    }
-    for field_name, (name, key, unit) in overrides.items():
-        value = given_value(name, key, unit)
-        if value is not None:
-            values[field_name] = value
-    if "pe_pitch_um" in raw:
-        pitch = _number(raw["pe_pitch_um"], source, "components.pe_pitch_um")
-        if pitch == 0:
-            raise InputError(
-                "must be positive: a pitch of 0 would make every wire free (to price wires "
-                "at nothing, set components.wire.pj_per_bit_mm: 0)",
-                source,
-                "components.pe_pitch_um",
-            )
-        values["pe_pitch_um"] = Quantity(pitch, "um", f"{source}: components.pe_pitch_um")
-    else:
-        values["pe_pitch_um"] = pe_pitch(values["mac_area_um2"], values["register_area_um2"])
+    values.update(_given_values(raw, source))
+    pitch = _given_pitch(raw, source)
+    values["pe_pitch_um"] = pitch or pe_pitch(values["mac_area_um2"], values["register_area_um2"])
     return Components(word_bits=word_bits, node_nm=node, level_values=level_values, **values)
 
 
