@@ -165,7 +165,7 @@ def param_values(raw: Any, overrides: Mapping[str, int] | None, source: str) -> 
             raise InputError(
                 f"unknown parameter {name!r} ({did_you_mean(name, values)}the workload has: "
                 f"{known})",
-                "--set",
+                option="set",
             )
         values[name] = value
     return values
@@ -338,6 +338,110 @@ def evaluate_extent(text: str, values: Mapping[str, int]) -> int | None:
     return value(tree)
 
 
+def _statement_name(raw: RawStatement, symbolic: isl.UnionSet, source: str) -> tuple[str, int]:
+    """(name, arity) of a statement's domain, which must be one named tuple."""
+    sets = sets_of(symbolic) if not symbolic.is_empty() else _empty_tuple(raw.domain)
+    if len(sets) != 1:
+        raise InputError(
+            "a statement domain must be one tuple, e.g. '{ S[i,j] : ... }'",
+            source,
+            raw.domain_key,
+        )
+    stmt = sets[0].get_tuple_name()
+    if not stmt:
+        raise InputError("the statement tuple needs a name, e.g. S[i,j]", source, raw.domain_key)
+    return stmt, sets[0].dim(isl.dim_type.set)
+
+
+def _never_runs(raw: RawStatement, stmt: str, source: str) -> AnalysisWarning:
+    """The warning of a statement whose domain is empty for every parameter value."""
+    where = raw.origin or f"{source}: {raw.domain_key}"
+    return AnalysisWarning(
+        "statement_never_runs",
+        f"statement {stmt} ({where}) never runs: its domain is empty for every "
+        "parameter value (listed with 0 instances)",
+    )
+
+
+def _idle_statement(raw: RawStatement, stmt: str, arity: int, dom: isl.UnionSet) -> StatementInfo:
+    """A statement that runs no instance at these sizes: its accesses are empty."""
+    accesses = [(s, t, text, isl.UnionMap.empty(dom.get_space())) for s, t, text, _ in raw.accesses]
+    return StatementInfo(
+        stmt, raw.domain, accesses, raw.schedule, None, raw.accumulates, raw.origin, dom, arity
+    )
+
+
+def _checked_access(
+    text: str,
+    key: str,
+    tensor: str,
+    stmt: str,
+    arity: int,
+    dom: isl.UnionSet,
+    values: dict[str, int],
+    source: str,
+    arity_of: dict[str, tuple[int, str]],
+) -> isl.UnionMap:
+    """One access relation at these parameter values, restricted to the statement's domain:
+    from the statement, to the named tensor, bounded, with the tensor's number of indices
+    the same everywhere (`arity_of` remembers the first)."""
+    rel = fix_params(parse_union_map(text, source, key), values, source, key)
+    for dname, darity in name_of_map_domain(rel):
+        if (dname, darity) != (stmt, arity):
+            raise InputError(
+                f"access {text!r} starts from {dname}[{darity} dims], expected the statement "
+                f"{stmt}[{arity} dims]",
+                source,
+                key,
+            )
+    for rname, _ in name_of_map_range(rel):
+        if rname != tensor:
+            raise InputError(
+                f"access {text!r} reaches tensor {rname!r}, expected {tensor!r}", source, key
+            )
+    rel = rel.intersect_domain(dom)
+    if not is_bounded(rel.wrap()):
+        raise InputError(
+            f"access {text!r} touches unboundedly many elements (not a function of the loop "
+            "indices?)",
+            source,
+            key,
+        )
+    for rname, rarity in name_of_map_range(rel):
+        seen = arity_of.setdefault(rname, (rarity, key))
+        if seen[0] != rarity:
+            raise InputError(
+                f"tensor {rname} has {rarity} indices here but {seen[0]} at {seen[1]}",
+                source,
+                key,
+            )
+    return rel
+
+
+def _tensor_shapes(
+    shape_texts: Mapping[str, tuple[str, ...]] | None,
+    infos: dict[str, StatementInfo],
+    values: dict[str, int],
+    source: str,
+) -> dict[str, tuple[int, ...]]:
+    """The declared extents of each tensor (`shapes:`) at these parameter values."""
+    shapes = {}
+    for tensor, dims in (shape_texts or {}).items():
+        key = f"shapes.{tensor}"
+        if not any(t == tensor for i in infos.values() for _, t, _, _ in i.accesses):
+            raise InputError("no statement accesses this tensor", source, key)
+        extents = [evaluate_extent(d, values) for d in dims]
+        for dim, extent in zip(dims, extents):
+            if extent is None or extent < 0:
+                raise InputError(
+                    f"extent {dim!r} is not a non-negative integer expression of the parameters",
+                    source,
+                    key,
+                )
+        shapes[tensor] = tuple(extents)
+    return shapes
+
+
 def build_workload(
     name: str,
     statements: list[RawStatement],
@@ -356,7 +460,6 @@ def build_workload(
     domains: dict[str, isl.UnionSet] = {}
     infos: dict[str, StatementInfo] = {}
     order: list[tuple[str, int]] = []
-    accesses: dict[str, dict[str, isl.UnionMap]] = {side: {} for side in SIDES}
     arity_of: dict[str, tuple[int, str]] = {}
     raw_statements: dict[str, RawStatement] = {}
     warnings: list[str] = []
@@ -366,46 +469,14 @@ def build_workload(
         dom = fix_params(symbolic, values, source, raw.domain_key)
         if dom.is_empty() and raw.schedule is None:
             raise InputError("the iteration domain is empty", source, raw.domain_key)
-        sets = sets_of(symbolic) if not symbolic.is_empty() else _empty_tuple(raw.domain)
-        if len(sets) != 1:
-            raise InputError(
-                "a statement domain must be one tuple, e.g. '{ S[i,j] : ... }'",
-                source,
-                raw.domain_key,
-            )
-        stmt = sets[0].get_tuple_name()
-        arity = sets[0].dim(isl.dim_type.set)
-        if not stmt:
-            raise InputError(
-                "the statement tuple needs a name, e.g. S[i,j]", source, raw.domain_key
-            )
+        stmt, arity = _statement_name(raw, symbolic, source)
         if stmt in infos:
             raise InputError(f"statement name {stmt!r} is used twice", source, raw.domain_key)
         raw_statements[stmt] = raw
         if symbolic.is_empty():  # a guard no instance meets, whatever the parameters
-            where = raw.origin or f"{source}: {raw.domain_key}"
-            warnings.append(
-                AnalysisWarning(
-                    "statement_never_runs",
-                    f"statement {stmt} ({where}) never runs: its domain is empty for every "
-                    "parameter value (listed with 0 instances)",
-                )
-            )
+            warnings.append(_never_runs(raw, stmt, source))
         if dom.is_empty():  # a loop-nest statement that runs no instance at these sizes
-            infos[stmt] = StatementInfo(
-                stmt,
-                raw.domain,
-                [
-                    (s, t, text, isl.UnionMap.empty(dom.get_space()))
-                    for s, t, text, _ in raw.accesses
-                ],
-                raw.schedule,
-                None,
-                raw.accumulates,
-                raw.origin,
-                dom,
-                arity,
-            )
+            infos[stmt] = _idle_statement(raw, stmt, arity, dom)
             continue
         if not is_bounded(dom):
             raise InputError(
@@ -415,52 +486,17 @@ def build_workload(
             )
         domains[stmt] = dom
         order.append((stmt, arity))
-        info = StatementInfo(
-            stmt,
-            raw.domain,
-            [],
-            accumulates=raw.accumulates,
-            origin=raw.origin,
-            domain=dom,
+        info = infos[stmt] = StatementInfo(
+            stmt, raw.domain, [], accumulates=raw.accumulates, origin=raw.origin, domain=dom,
             arity=arity,
-        )
-        infos[stmt] = info
+        )  # fmt: skip
         if raw.schedule is not None:
             info.schedule_text = raw.schedule
             info.schedule = _statement_schedule(
                 raw, dom, stmt, arity, values, source, checked=not order_is_injective
             )
         for side, tensor, text, key in raw.accesses:
-            rel = fix_params(parse_union_map(text, source, key), values, source, key)
-            for dname, darity in name_of_map_domain(rel):
-                if (dname, darity) != (stmt, arity):
-                    raise InputError(
-                        f"access {text!r} starts from {dname}[{darity} dims], expected the statement {stmt}[{arity} dims]",
-                        source,
-                        key,
-                    )
-            for rname, _ in name_of_map_range(rel):
-                if rname != tensor:
-                    raise InputError(
-                        f"access {text!r} reaches tensor {rname!r}, expected {tensor!r}",
-                        source,
-                        key,
-                    )
-            rel = rel.intersect_domain(dom)
-            if not is_bounded(rel.wrap()):
-                raise InputError(
-                    f"access {text!r} touches unboundedly many elements (not a function of the loop indices?)",
-                    source,
-                    key,
-                )
-            for rname, rarity in name_of_map_range(rel):
-                seen = arity_of.setdefault(rname, (rarity, key))
-                if seen[0] != rarity:
-                    raise InputError(
-                        f"tensor {rname} has {rarity} indices here but {seen[0]} at {seen[1]}",
-                        source,
-                        key,
-                    )
+            rel = _checked_access(text, key, tensor, stmt, arity, dom, values, source, arity_of)
             pieces[side].setdefault(tensor, []).append(rel)
             info.accesses.append((side, tensor, text, rel))
         for tensor in raw.accumulates:
@@ -470,25 +506,12 @@ def build_workload(
                     source,
                     raw.schedule_key,
                 )
-    for side in SIDES:
-        accesses[side] = {tensor: union_all(rels) for tensor, rels in pieces[side].items()}
+    accesses = {
+        side: {tensor: union_all(rels) for tensor, rels in pieces[side].items()} for side in SIDES
+    }
     domain = union_all(list(domains.values())) if domains else None
     if domain is None:  # a loop nest none of whose statements runs at these sizes
         domain = isl.UnionSet.empty(isl.Space.params_alloc(isl.DEFAULT_CONTEXT, 0))
-    shapes = {}
-    for tensor, dims in (shape_texts or {}).items():
-        key = f"shapes.{tensor}"
-        if not any(t == tensor for i in infos.values() for _, t, _, _ in i.accesses):
-            raise InputError("no statement accesses this tensor", source, key)
-        extents = [evaluate_extent(d, values) for d in dims]
-        for dim, extent in zip(dims, extents):
-            if extent is None or extent < 0:
-                raise InputError(
-                    f"extent {dim!r} is not a non-negative integer expression of the parameters",
-                    source,
-                    key,
-                )
-        shapes[tensor] = tuple(extents)
     workload = Workload(
         name,
         values,
@@ -499,7 +522,7 @@ def build_workload(
         source,
         domains,
         infos,
-        shapes,
+        _tensor_shapes(shape_texts, infos, values, source),
         {t: tuple(d) for t, d in (shape_texts or {}).items()},
         raw_statements,
         warnings,
