@@ -23,7 +23,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import IO, Any
 
-from tenet.errors import InputError, TenetError
+from tenet.errors import InputError, TenetError, option_ref
 
 #: Seconds to wait for a Dask scheduler to answer before giving up.
 DASK_CONNECT_TIMEOUT_S = 10.0
@@ -36,14 +36,15 @@ OnResult = Callable[[str, dict], None]
 def check_execution(jobs: int, scheduler: str | None) -> None:
     """Reject a non-positive job count, or `--jobs` > 1 together with `--scheduler`."""
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise InputError(f"must be a positive number of processes, got {jobs!r}", "--jobs")
+        raise InputError(f"must be a positive number of processes, got {jobs!r}", option="jobs")
     if scheduler is not None and jobs != 1:
         raise InputError(
-            "give either --jobs N (local processes) or --scheduler URL (a Dask cluster), not both",
-            "--jobs",
+            f"give either {option_ref('jobs')} N (local processes) or {option_ref('scheduler')} "
+            "URL (a Dask cluster), not both",
+            option="jobs",
         )
     if scheduler is not None and not scheduler.strip():
-        raise InputError("expected a scheduler address such as tcp://HOST:PORT", "--scheduler")
+        raise InputError("expected a scheduler address such as tcp://HOST:PORT", option="scheduler")
 
 
 def run_tasks(
@@ -391,7 +392,7 @@ def connection_failure(scheduler: str, exc: BaseException) -> InputError:
         text = f"no answer in {DASK_CONNECT_TIMEOUT_S:g} s"
     reason = text.splitlines()[0]
     return InputError(
-        f"cannot connect to a Dask scheduler at {scheduler!r}: {reason}", "--scheduler"
+        f"cannot connect to a Dask scheduler at {scheduler!r}: {reason}", option="scheduler"
     )
 
 
@@ -414,7 +415,7 @@ def probe_scheduler(scheduler: str) -> None:
     except ImportError:
         raise InputError(
             "running on a Dask cluster needs Dask: pip install 'tenet-dataflow[dask]'",
-            "--scheduler",
+            option="scheduler",
         ) from None
     with ThreadPoolExecutor(max_workers=1) as thread:  # asyncio.run needs a thread of its own
         try:
@@ -430,7 +431,7 @@ def connect_dask(scheduler: str):
     except ImportError:
         raise InputError(
             "running on a Dask cluster needs Dask: pip install 'tenet-dataflow[dask]'",
-            "--scheduler",
+            option="scheduler",
         ) from None
     probe_scheduler(scheduler)
     try:

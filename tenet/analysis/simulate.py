@@ -33,7 +33,7 @@ from tenet.analysis.simulate_cost import (
     simulate_actions,
 )
 from tenet.analysis.simulate_levels import simulate_level_walks, walk_hierarchy
-from tenet.errors import InputError
+from tenet.errors import InputError, option_ref
 from tenet.model.arch import Arch
 from tenet.model.assemble import assemble
 from tenet.model.checks import (
@@ -56,12 +56,13 @@ def check_size(workload: Workload, max_instances: int) -> None:
     (The guard alone counts with barvinok; every metric below is enumerated.)
     """
     if max_instances < 1:
-        raise InputError(f"must be positive, got {max_instances}", "--max-instances")
+        raise InputError(f"must be positive, got {max_instances}", option="max_instances")
     size = count(workload.domain)
     if size > max_instances:
         raise InputError(
-            f"{size:,} instances is more than --max-instances {max_instances:,}: too many to enumerate "
-            "(raise --max-instances, shrink the problem with --set, or use 'tenet analyze')",
+            f"{size:,} instances is more than {option_ref('max_instances')} {max_instances:,}: "
+            f"too many to enumerate (raise {option_ref('max_instances')}, shrink the problem "
+            f"with {option_ref('set')}, or use 'tenet analyze')",
             workload.source,
         )
 
@@ -134,7 +135,7 @@ def check_memory(
     if need > available:
         raise InputError(
             f"enumerating {instances:,} instances needs about {_gib(need)} of memory, more "
-            f"than the {_gib(available)} available ({where}): shrink the problem with --set, "
+            f"than the {_gib(available)} available ({where}): shrink the problem with {option_ref('set')}, "
             "or count it with 'tenet analyze'",
             workload.source,
         )

@@ -94,9 +94,7 @@ def simulate_level_walks(
     """`simulate_levels`, each level with its walk (`TileWalk`)."""
     if not bound.tiles:
         return []
-    chosen = check_tile_depths(
-        bound.tiles, arch.levels, bound.time_tuple[1], source, bound.tile_flags
-    )
+    chosen = check_tile_depths(bound.tiles, arch.levels, bound.time_tuple[1], source)
     accesses = {tensor: _accesses(run, workload, tensor) for tensor in workload.tensors}
     out = []
     for index, depth in chosen:

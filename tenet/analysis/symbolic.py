@@ -18,7 +18,7 @@ import islpy as isl
 import sympy
 
 from tenet.analysis.isl_sympy import count_to_sympy, exact_value, set_to_sympy
-from tenet.errors import InputError
+from tenet.errors import InputError, option_ref
 from tenet.model.arch import Arch
 from tenet.model.assemble import assemble
 from tenet.model.counts import Counts
@@ -156,7 +156,7 @@ def bind_symbolic(
         if not rel.domain().is_equal(workload.domain) or not rel.is_single_valued():
             raise InputError(
                 f"the {key} map is not a function on the iteration domain for every value of "
-                f"the symbolic parameters; fix some with --set, or run 'tenet validate'",
+                f"the symbolic parameters; fix some with {option_ref('set')}, or run 'tenet validate'",
                 dataflow.source,
                 key,
             )
@@ -336,7 +336,7 @@ def _count_all(workload: Workload, arch: Arch, bound: BoundDataflow) -> _Counts:
         raise InputError(
             f"the same-step link groups of {tensor} ({side}) have no closed form here (isl's "
             "closure of the same-step links is not exact with symbolic sizes): fix the sizes "
-            "with --set, or give the arch `same_step: tenet` for TENET's literal counting",
+            f"with {option_ref('set')}, or give the arch `same_step: tenet` for TENET's literal counting",
             arch.source,
             "same_step",
         )

@@ -76,12 +76,12 @@ def trace(
         raise InputError(
             f"unknown tensor {tensor!r} ({did_you_mean(tensor, workload.tensors)}the workload "
             f"has: {', '.join(workload.tensors)})",
-            "--tensor",
+            option="tensor",
         )
     if side is None:
         side = "read" if workload.access(tensor, "read") is not None else "write"
     if workload.access(tensor, side) is None:
-        raise InputError(f"tensor {tensor} has no {side} accesses", "--side")
+        raise InputError(f"tensor {tensor} has no {side} accesses", option="side")
     check_size(workload, max_instances)
     bound = bind_dataflow(dataflow, workload, arch)
     check_memory(workload, arch, bound)

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from tenet import __version__
-from tenet.errors import TenetError
+from tenet.errors import InputError, TenetError
 
 #: Command name -> module of `tenet.cli`, in the order `--help` lists them.
 COMMANDS = {
@@ -64,6 +64,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         with command_output(args):
             return command_module(args.command).run(args)
+    except InputError as exc:
+        from tenet.cli.common import error_line
+
+        print(f"tenet: error: {error_line(exc)}", file=sys.stderr)
+        return exc.exit_code
     except TenetError as exc:
         print(f"tenet: error: {exc}", file=sys.stderr)
         return exc.exit_code

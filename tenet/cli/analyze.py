@@ -22,6 +22,7 @@ from tenet.cli.common import (
     parse_sets,
     render_results,
     result_warnings,
+    tiles_as_flag,
     warnings_to_stderr,
 )
 from tenet.errors import InputError
@@ -135,8 +136,10 @@ def run(args: argparse.Namespace) -> int:
     from tenet.model.dataflow import with_tiles
 
     workload, arch, dataflow = load_inputs(args)
-    dataflow = with_tiles(dataflow, tile_flags(args.tile))
-    analysis = analyze(workload, arch, dataflow, args.max_isl_ops, profile=args.profile)
+    tiles = tile_flags(args.tile)
+    dataflow = with_tiles(dataflow, tiles)
+    with tiles_as_flag(tiles):
+        analysis = analyze(workload, arch, dataflow, args.max_isl_ops, profile=args.profile)
     if args.verbose:
         sys.stderr.write(step_counting_note(analysis.step_counts) + "\n")
         if analysis.hierarchy is not None:

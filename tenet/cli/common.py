@@ -18,6 +18,30 @@ from tenet.util.limits import DEFAULT_MAX_OPERATIONS
 #: Output formats of the commands that report one analysis or a list of them.
 FORMATS = ("table", "json", "csv")
 
+#: Library option name -> the flag that gives it. Library errors name options, never flags
+#: (`InputError(..., option="tile")`, `option_ref("set")` in a message); `error_line` writes
+#: them as these flags. A command whose flag for an option differs adds its own entries.
+OPTION_FLAGS: dict[str, str] = {
+    "function": "--function",
+    "format": "--format",
+    "jobs": "--jobs",
+    "max_instances": "--max-instances",
+    "max_isl_ops": "--max-isl-ops",
+    "plot": "--plot",
+    "scheduler": "--scheduler",
+    "set": "--set",
+    "side": "--side",
+    "tensor": "--tensor",
+    "tile": "--tile",
+    "topologies": "--topologies",
+}
+
+
+def error_line(exc: InputError, flags: Mapping[str, str] | None = None) -> str:
+    """The one line printed for a library error: its options written as flags
+    (`OPTION_FLAGS`, then the command's own `flags`)."""
+    return exc.line({**OPTION_FLAGS, **(flags or {})})
+
 
 def parse_assignments(items: Sequence[str], flag: str) -> dict[str, int]:
     """`NAME=VALUE` items (from repeated `--set`, or a comma-separated `--shape`) as integers."""
@@ -487,8 +511,27 @@ def network_inputs(args: argparse.Namespace):
 @contextlib.contextmanager
 def parameters_as_flags(flags: Mapping[str, str]) -> Iterator[None]:
     """An `InputError` that names a library parameter (`fixed`) names the user's flag
-    (`--set`) instead."""
+    (`--set`) instead; so do its option and the options its message names."""
     try:
         yield
     except InputError as exc:
-        raise type(exc)(exc.message, *(flags.get(p, p) for p in (exc.source, exc.key))) from None
+        source, key = (flags.get(p, p) for p in (exc.source, exc.key))
+        option = exc.option
+        if option in flags:
+            source, option = flags[option], None
+        text = exc.text({**OPTION_FLAGS, **flags})
+        raise type(exc)(text, source, key, option=option) from None
+
+
+@contextlib.contextmanager
+def tiles_as_flag(levels: Iterable[str]) -> Iterator[None]:
+    """An error about the dataflow key `tiles.LEVEL` of a level whose depth `--tile` set
+    names the flag and the level (`--tile: GLB: ...`): the library only knows the key."""
+    given = set(levels)
+    try:
+        yield
+    except InputError as exc:
+        level = (exc.key or "").removeprefix("tiles.")
+        if exc.key is None or level == exc.key or level not in given:
+            raise
+        raise type(exc)(exc.message, None, level, option="tile") from None

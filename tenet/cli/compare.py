@@ -20,6 +20,7 @@ from tenet.cli.common import (
     execution_options,
     parameters_as_flags,
     parse_sets,
+    tiles_as_flag,
     warnings_to_stderr,
 )
 from tenet.errors import InputError
@@ -200,7 +201,8 @@ def run(args: argparse.Namespace) -> int:
     dataflow = None
     if args.dataflow is not None:
         dataflow = load_dataflow(resolve_dataflow(args.dataflow, workload_path))
-        dataflow = with_tiles(dataflow, tile_flags(args.tile))
+        tiles = tile_flags(args.tile)
+        dataflow = with_tiles(dataflow, tiles)
     search = search_options(args)
     objective = check_best(args.best, workload) if args.best is not None else None
     archs = compare_archs(args)
@@ -208,7 +210,8 @@ def run(args: argparse.Namespace) -> int:
     interrupted = False
     for n, arch in enumerate(archs):
         if dataflow is not None:
-            analysis = analyze(workload, arch, dataflow, args.max_isl_ops)
+            with tiles_as_flag(tiles):
+                analysis = analyze(workload, arch, dataflow, args.max_isl_ops)
             results.append(analysis.to_dict())
             priced.append(priced_parts(analysis))
         if objective is not None:

@@ -15,6 +15,7 @@ from tenet.cli.common import (
     load_inputs,
     render_results,
     result_warnings,
+    tiles_as_flag,
     warnings_to_stderr,
 )
 from tenet.util.limits import DEFAULT_MAX_INSTANCES
@@ -76,8 +77,9 @@ def run(args: argparse.Namespace) -> int:
     from tenet.report.progress import progress_bar
 
     workload, arch, dataflow = load_inputs(args)
-    dataflow = with_tiles(dataflow, tile_flags(args.tile))
-    with progress_bar("simulating") as tick:
+    tiles = tile_flags(args.tile)
+    dataflow = with_tiles(dataflow, tiles)
+    with progress_bar("simulating") as tick, tiles_as_flag(tiles):
         result = simulate(
             workload, arch, dataflow, args.max_instances, step_notes(tick, workload.tensors)
         ).to_dict()

@@ -12,7 +12,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from tenet.errors import InputError
+from tenet.errors import InputError, option_ref
 from tenet.execution import run_tasks
 from tenet.explore.network_spec import Layer, Network
 from tenet.formats.presets import preset_names, resolve_dataflow, resolve_network, resolve_workload
@@ -136,7 +136,7 @@ def check_layer(layer: Layer, index: int, source: str | None) -> None:
     if path.suffix.lower() in (".c", ".py"):
         raise InputError(
             f"a layer's workload is a workload YAML or preset, not a loop nest ({path.name}); "
-            f"turn it into one with `tenet workload show -w {path.name} --format yaml -o FILE`",
+            f"turn it into one with `tenet workload show -w {path.name} {option_ref('format')} yaml -o FILE`",
             source,
             f"{key}.workload",
         )

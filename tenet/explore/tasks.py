@@ -187,7 +187,7 @@ def count_task(task: CandidateTask) -> Outcome:
     except Beaten:
         return Outcome(True, pruned=True)
     except IslLimitError as exc:
-        return Outcome(True, error=exc.message)
+        return Outcome(True, error=exc.text())
     if isinstance(analysis, Outcome):
         return analysis
     return Outcome(True, vector=tuple(signed_values(analysis, task.objectives)))
@@ -234,7 +234,7 @@ def _count_plain(shared: SharedWork, task: CandidateTask) -> Outcome:
     try:
         analysis = analyze(shared.workload, shared.arch, dataflow, task.max_operations)
     except IslLimitError as exc:
-        return Outcome(True, error=exc.message)
+        return Outcome(True, error=exc.text())
     if over_capacity(analysis.levels):
         return illegal(OVER_CAPACITY)
     return Outcome(True, vector=tuple(signed_values(analysis, task.objectives)))

@@ -28,7 +28,7 @@ def load_any_workload(
         return load_loopnest(path, overrides, function)
     if function is not None:
         raise InputError(
-            "applies only to a C or Python loop nest (-w FILE.c or FILE.py)", "--function"
+            "applies only to a C or Python loop nest (-w FILE.c or FILE.py)", option="function"
         )
     return load_workload(path, overrides)
 

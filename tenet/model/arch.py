@@ -443,7 +443,7 @@ def with_topology(arch: Arch, topology: str) -> Arch:
             {"topology": topology}, f"topology {topology}", arch.pe_domain, pe, arch.source
         )
     except InputError as exc:
-        raise InputError(exc.message, "--topologies") from None
+        raise InputError(exc.message, option="topologies") from None
     return replace(arch, name=f"{arch.name}+{topology}", links=links)
 
 

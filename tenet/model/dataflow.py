@@ -30,9 +30,8 @@ class Dataflow:
     space: isl.UnionMap
     time: isl.UnionMap
     source: str | None = None
-    # memory level name -> tile depth (docs/levels.md); the names given by --tile
+    # memory level name -> tile depth (docs/levels.md)
     tiles: dict[str, int] = field(default_factory=dict)
-    tile_flags: frozenset[str] = frozenset()
     # warning kind patterns (fnmatch) whose warnings are left out (`silenced_warnings:`)
     silenced_warnings: tuple[str, ...] = ()
 
@@ -45,7 +44,6 @@ class BoundDataflow:
     time_map: isl.UnionMap
     time_tuple: tuple[str, int]
     tiles: dict[str, int] = field(default_factory=dict)
-    tile_flags: frozenset[str] = frozenset()
 
 
 def load_dataflow(path: str | Path) -> Dataflow:
@@ -72,15 +70,11 @@ def parse_tiles(raw: object, source: str | None) -> dict[str, int]:
     return {str(name): expect_int(depth, source, f"tiles.{name}", 1) for name, depth in raw.items()}
 
 
-def with_tiles(dataflow: Dataflow, flags: dict[str, int]) -> Dataflow:
-    """The dataflow with tile depths given on the command line (--tile) overriding its own."""
-    if not flags:
+def with_tiles(dataflow: Dataflow, tiles: dict[str, int]) -> Dataflow:
+    """The dataflow with the given tile depths (level -> depth) overriding its own."""
+    if not tiles:
         return dataflow
-    return replace(
-        dataflow,
-        tiles={**dataflow.tiles, **flags},
-        tile_flags=dataflow.tile_flags | frozenset(flags),
-    )
+    return replace(dataflow, tiles={**dataflow.tiles, **tiles})
 
 
 def parse_dataflow_map(
@@ -274,6 +268,4 @@ def bind_dataflow(dataflow: Dataflow, workload: Workload, arch: Arch) -> BoundDa
                 source,
                 key,
             )
-    return BoundDataflow(
-        maps["space"], maps["time"], time_tuples.pop(), dict(dataflow.tiles), dataflow.tile_flags
-    )
+    return BoundDataflow(maps["space"], maps["time"], time_tuples.pop(), dict(dataflow.tiles))

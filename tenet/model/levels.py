@@ -155,16 +155,15 @@ def check_tile_depths(
     levels: list[MemoryLevel],
     time_arity: int,
     source: str | None,
-    flags: frozenset[str] = frozenset(),
 ) -> list[tuple[int, int]]:
     """(level index, depth) of every level given a tile depth, innermost first; InputError
     for a level not in `levels`, the outermost level, a depth outside [1, time_arity], or
-    an inner level with a smaller depth than a level outside it. A name in `flags` came
-    from --tile and its error names the flag."""
+    an inner level with a smaller depth than a level outside it. The error names the
+    dataflow's key `tiles.LEVEL` (the command line names its own flag for a level it set)."""
     names = [level.name for level in levels]
 
     def where(name: str) -> tuple[str | None, str]:
-        return ("--tile", name) if name in flags else (source, f"tiles.{name}")
+        return (source, f"tiles.{name}")
 
     chosen = []
     for name, depth in tiles.items():
@@ -754,7 +753,7 @@ def level_traffic_maps(
     tiles = bound.tiles
     if not tiles:
         return []
-    chosen = check_tile_depths(tiles, arch.levels, bound.time_tuple[1], source, bound.tile_flags)
+    chosen = check_tile_depths(tiles, arch.levels, bound.time_tuple[1], source)
     accesses = tensor_accesses(workload, bound.time_map)
     first_tiles: dict[str, isl.UnionMap] = {}  # of the level inside, by tensor
     inner_footprints: dict[str, isl.UnionMap] = {}

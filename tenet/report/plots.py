@@ -19,7 +19,9 @@ def _pyplot():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise InputError("plotting needs matplotlib: pip install matplotlib", "--plot") from None
+        raise InputError(
+            "plotting needs matplotlib: pip install matplotlib", option="plot"
+        ) from None
     return plt
 
 

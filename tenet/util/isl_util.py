@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 
 import islpy as isl
 
-from tenet.errors import InputError, IslLimitError
+from tenet.errors import InputError, IslLimitError, option_ref
 from tenet.util.limits import DEFAULT_MAX_OPERATIONS
 
 _NONAFFINE_PRODUCT = re.compile(r"[A-Za-z_]\w*\s*\*\s*[A-Za-z_(]|\)\s*\*\s*[A-Za-z_(]")
@@ -177,7 +177,7 @@ def operations_limit(
     """Run isl work under an operations quota; a blow-up becomes an IslLimitError."""
     if max_operations < 0:
         raise InputError(
-            f"the isl operations limit must be >= 0, got {max_operations}", "--max-isl-ops"
+            f"the isl operations limit must be >= 0, got {max_operations}", option="max_isl_ops"
         )
     ctx = isl.DEFAULT_CONTEXT
     old = ctx.get_max_operations()
@@ -189,8 +189,9 @@ def operations_limit(
         if "maximal number of operations" in str(exc):
             raise IslLimitError(
                 f"isl exceeded {max_operations:,} operations{(' ' + what) if what else ''}; "
-                "the relations are too complex: fix some parameters with --set NAME=VALUE "
-                "(or give them smaller values), or raise --max-isl-ops (0 = no limit)",
+                f"the relations are too complex: fix some parameters with {option_ref('set')} "
+                f"NAME=VALUE (or give them smaller values), or raise "
+                f"{option_ref('max_isl_ops')} (0 = no limit)",
                 source,
             ) from None
         raise

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tenet.errors import InputError
+from tenet.errors import InputError, option_ref
 from tenet.formats.loopnest import tree as t
 from tenet.util.io import read_text
 
@@ -200,7 +200,8 @@ def region_bounds(clean: str, directives: Directives, function: str | None, sour
         raise InputError(f"no definition of function {function!r}", source)
     if directives.scop is None:
         raise InputError(
-            "no '#pragma scop' ... '#pragma endscop' region (or give --function NAME)", source
+            f"no '#pragma scop' ... '#pragma endscop' region (or give {option_ref('function')} NAME)",
+            source,
         )
     lines = clean.split("\n")
     start = sum(len(line) + 1 for line in lines[: directives.scop[0]])

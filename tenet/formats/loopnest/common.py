@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from tenet.errors import InputError
+from tenet.errors import InputError, option_ref
 from tenet.formats.loopnest.tree import (
     Assign,
     Bin,
@@ -605,19 +605,19 @@ def parameter_values(
     for name, value in (overrides or {}).items():
         if name not in imported.params and name not in imported.defaults:
             have = ", ".join(imported.params) or "none"
-            raise InputError(f"unknown parameter {name!r} (the workload has: {have})", "--set")
+            raise InputError(f"unknown parameter {name!r} (the workload has: {have})", option="set")
         known[name] = value
     values = {}
     for name in imported.params:
         if name not in known and name in imported.not_integers:
             raise InputError(
                 f"parameter {name!r} is set to {imported.not_integers[name]}, not an "
-                f"integer: give it an integer value (or --set {name}=VALUE)",
+                f"integer: give it an integer value (or {option_ref('set')} {name}=VALUE)",
                 source,
             )
         if name not in known:
             raise InputError(
-                f"parameter {name!r} has no value: give --set {name}=VALUE "
+                f"parameter {name!r} has no value: give {option_ref('set')} {name}=VALUE "
                 "(or a default in the file)",
                 source,
             )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tenet.errors import InputError
+from tenet.errors import InputError, option_ref
 from tenet.formats.loopnest import tree as t
 from tenet.formats.loopnest.common import AFFINE_FUNCTIONS, IDENTITY_FUNCTIONS, PURE_FUNCTIONS
 from tenet.util.io import read_text
@@ -88,7 +88,7 @@ class PythonFrontend:
         elif functions:
             known = ", ".join(f.name for f in functions)
             raise InputError(
-                f"several functions ({known}): choose the kernel with --function NAME",
+                f"several functions ({known}): choose the kernel with {option_ref('function')} NAME",
                 self.source,
             )
         else:
