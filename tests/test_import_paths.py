@@ -73,6 +73,49 @@ MOVED = {
         "Beaten": "tenet.explore.prune",
         "dominated": "tenet.explore.prune",
     },
+    "tenet.bounds.fusion_uneven": {
+        **dict.fromkeys(
+            [
+                "FIRST",
+                "LAST",
+                "MIDDLE",
+                "STREAM",
+                "TOP",
+                "Loop",
+                "Mapping",
+                "SegmentSpec",
+                "Step",
+                "Tile",
+                "build_nest",
+                "describe",
+                "extent",
+                "indexes",
+                "keep",
+                "live",
+                "mapping_cost",
+                "mapping_tiles",
+                "peak",
+                "place",
+                "probes",
+                "row_levels",
+                "row_loops",
+                "segment_spec",
+                "steps_of",
+                "tensor_dims",
+                "total_traffic",
+            ],
+            "tenet.bounds.fusion_uneven.nest",
+        ),
+        "pair_front": "tenet.bounds.fusion_uneven.pair",
+        "long_front": "tenet.bounds.fusion_uneven.long",
+        **dict.fromkeys(
+            ["segment_front", "lone_front", "uneven_front"], "tenet.bounds.fusion_uneven.fronts"
+        ),
+        **dict.fromkeys(
+            ["chain_tensors", "product_floor", "chain_lower_bound", "monotone_floors"],
+            "tenet.bounds.fusion_uneven.floor",
+        ),
+    },
 }
 
 
@@ -91,6 +134,13 @@ def test_renamed_functions_keep_their_old_names():
     assert evaluate.BoundBasis is prune.FloorBasis
     assert evaluate.bound_values is prune.lower_bounds
     assert evaluate.signed_bounds is prune.signed_floors
+
+
+def test_renamed_bounds_functions_keep_their_old_names():
+    from tenet.bounds import fusion_uneven
+    from tenet.bounds.fusion_uneven import nest
+
+    assert fusion_uneven.evaluate is nest.mapping_cost
 
 
 def test_package_exports_analysis_and_analyze():
