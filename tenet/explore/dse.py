@@ -17,10 +17,7 @@ import inspect
 import json
 import pickle
 import re
-import signal
 import tempfile
-import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -30,6 +27,7 @@ from typing import Any
 from tenet.analysis.validate import validate
 from tenet.errors import InputError, TenetError
 from tenet.explore.candidate_counts import shared_work
+from tenet.explore.dram_bound import dram_against_snowcat
 from tenet.explore.objectives import (
     ADDITIVE_OBJECTIVES,
     COST_HINT,
@@ -52,6 +50,15 @@ from tenet.explore.space import (  # the candidate space; callers also import it
     enumerate_dataflows,
     statement_loops,
     with_tile_depths,
+)
+from tenet.explore.stopping import (  # INTERRUPT and TIME_LIMIT: callers import them here
+    INTERRUPT,
+    STOP_REASONS,
+    TIME_LIMIT,  # noqa: F401  (re-exported)
+    SearchStopped,
+    Stopper,
+    check_time_limit,
+    stopping,
 )
 from tenet.explore.tasks import DAMAGED, CandidateTask, Outcome, count_chunk, signed_values
 from tenet.explore.tiling import OVER_CAPACITY, dram_floor, tiles_text
@@ -184,13 +191,6 @@ class DseResult:
         }
 
 
-#: Why a search stopped before settling every candidate (`DseResult.stopped_by`), and how
-#: the table says it.
-TIME_LIMIT = "time_limit"
-INTERRUPT = "interrupt"
-STOP_REASONS = {TIME_LIMIT: "time limit", INTERRUPT: "interrupted"}
-
-
 def explore(
     workload: Workload,
     arch: Arch,
@@ -262,90 +262,6 @@ def explore(
         len(found),
         stopped_by,
     )
-
-
-def check_time_limit(time_limit_s: float | None) -> None:
-    """A time limit is a positive number of seconds (or None: no limit)."""
-    if time_limit_s is None:
-        return
-    if isinstance(time_limit_s, bool) or not time_limit_s > 0 or time_limit_s == float("inf"):
-        raise InputError(f"must be a positive number of seconds, got {time_limit_s}", "time_limit")
-
-
-class SearchStopped(Exception):
-    """Raised inside a running batch when the search must stop (its `reason`)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-@dataclass
-class Stopper:
-    """When a search stops early: at `deadline` (`time.monotonic()`; None: never) or, with
-    `interrupt`, on SIGINT. `reason` is the first of the two that came; only while `armed`
-    (a batch is running) does it raise `SearchStopped`, elsewhere the search stops at the
-    next batch. `active`: some stop can come."""
-
-    deadline: float | None
-    interrupt: bool
-    reason: str | None = None
-    armed: bool = False
-
-    @property
-    def active(self) -> bool:
-        return self.deadline is not None or self.interrupt
-
-    def stop(self, reason: str) -> None:
-        """A stop came (from a signal handler or `check`)."""
-        if self.reason is None:
-            self.reason = reason
-        if self.armed:
-            raise SearchStopped(self.reason)
-
-    def check(self) -> None:
-        """Stop if the deadline has passed (for runs where no timer signal is set)."""
-        if self.deadline is not None and time.monotonic() >= self.deadline:
-            self.stop(TIME_LIMIT)
-
-    @contextlib.contextmanager
-    def running(self) -> Iterator[None]:
-        """Inside, a stop raises `SearchStopped` at once."""
-        self.armed = True
-        try:
-            if self.reason is not None:
-                raise SearchStopped(self.reason)
-            yield
-        finally:
-            self.armed = False
-
-
-@contextlib.contextmanager
-def stopping(time_limit_s: float | None, interrupt: bool) -> Iterator[Stopper]:
-    """A `Stopper` for a search starting now. In the main thread, a timer signal (SIGALRM)
-    stops it at the time limit and, with `interrupt`, SIGINT stops it instead of raising
-    `KeyboardInterrupt`; both handlers are put back on leaving. Elsewhere the deadline is
-    checked as the tasks end, and `KeyboardInterrupt` is caught around the batches."""
-    deadline = None if time_limit_s is None else time.monotonic() + time_limit_s
-    stopper = Stopper(deadline, interrupt)
-    previous: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        alarm = getattr(signal, "SIGALRM", None)
-        timer = alarm is not None and hasattr(signal, "setitimer")
-        if deadline is not None and timer and signal.getsignal(alarm) in (signal.SIG_DFL, None):
-            previous[alarm] = signal.signal(alarm, lambda *_: stopper.stop(TIME_LIMIT))
-            signal.setitimer(signal.ITIMER_REAL, time_limit_s)
-        if interrupt and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            previous[signal.SIGINT] = signal.signal(
-                signal.SIGINT, lambda *_: stopper.stop(INTERRUPT)
-            )
-    try:
-        yield stopper
-    finally:
-        if getattr(signal, "SIGALRM", None) in previous:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-        for number, handler in previous.items():
-            signal.signal(number, handler)
 
 
 def check_costs(arch: Arch, objectives: Sequence[str]) -> None:
@@ -617,51 +533,6 @@ def front_entries(
         for entry in pareto
     ]
     return pareto, ties
-
-
-def dram_against_snowcat(
-    workload: Workload, analysis: Analysis, cache: dict[int, Any] | None = None
-) -> dict[str, Any] | None:
-    """A front member's DRAM words next to the least over Snowcat mappings whose buffer is
-    the tiled level's `capacity_needed_single` words (the buffer the member's schedule
-    needs, docs/levels.md "Against the bounds"); None when no level just inside the
-    outermost has a tile depth. `ratio` = bound_words / snowcat_accesses, where
-    `bound_words` = DRAM words charged as the bounds charge them (`bound_words`)."""
-    from tenet.bounds.level_bound import backing_level, bound_words
-    from tenet.bounds.snowcat import problem_from_workload, snowcat_at
-
-    level = backing_level(analysis)
-    if level is None:
-        return None
-    capacity = level.capacity_needed_single
-    if capacity is None:  # pragma: no cover - always counted by analyze
-        capacity = level.capacity_needed
-    words, why = bound_words(workload, level)
-    block: dict[str, Any] = {
-        "level": level.name,
-        "above": level.above,
-        "capacity_words": capacity,
-        "capacity_basis": "capacity_needed_single",
-        "dram_words": level.words,
-        "bound_words": words,
-        "snowcat_accesses": None,
-        "snowcat_mapping": None,
-        "ratio": None,
-        "note": why,
-    }
-    if words is None:
-        return block
-    cache = {} if cache is None else cache
-    if capacity not in cache:
-        cache[capacity] = snowcat_at(problem_from_workload(workload), capacity)
-    point = cache[capacity]
-    if point is None:
-        block["note"] = f"no Snowcat mapping fits {capacity:,} words"
-        return block
-    block.update(snowcat_accesses=point.accesses, snowcat_mapping=point.mapping)
-    if point.accesses:
-        block["ratio"] = words / point.accesses
-    return block
 
 
 #: At most this many candidates per task, and a batch is cut into at least CHUNKS_PER_BATCH
