@@ -22,6 +22,12 @@ def option_ref(name: str) -> str:
     return "{option:" + name + "}"
 
 
+def write_options(text: str, flags: Mapping[str, str] | None = None) -> str:
+    """`text` with each `option_ref` written as `flags[name]`, else as the name itself."""
+    names = flags or {}
+    return OPTION_REF.sub(lambda m: names.get(m.group(1), m.group(1)), text)
+
+
 class TenetError(Exception):
     """Base class of the errors the CLI reports without a traceback."""
 
@@ -60,8 +66,7 @@ class InputError(TenetError):
 
     def text(self, flags: Mapping[str, str] | None = None) -> str:
         """The message alone, each `option_ref` written as `flags[name]` (else its name)."""
-        names = flags or {}
-        return OPTION_REF.sub(lambda m: names.get(m.group(1), m.group(1)), self.message)
+        return write_options(self.message, flags)
 
     def at(self, source: str | None = None, key: str | None = None) -> InputError:
         """The same error, with a file or key filled in where it was missing."""

@@ -1,9 +1,11 @@
 """The package's layers (pyproject.toml's import-linter contract), no import cycles, nothing
-importing the command line, and a start-up that loads no heavy library."""
+importing the command line, a start-up that loads no heavy library, no private name crossing
+a subpackage, and no command-line flag outside tenet/cli."""
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -123,4 +125,67 @@ def test_private_crossings_are_found(tmp_path):
     assert private_crossings(tmp_path) == [
         "c.py:1: tenet.model.workload._secret",
         "c.py:4: tenet.model.workload._hidden",
+    ]
+
+
+#: A long flag (`--tile`, `--max-isl-ops`) inside a string.
+FLAG = re.compile(r"--[a-z][a-z-]+")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the module's, classes' and functions' docstring nodes."""
+    found = set()
+    for node in ast.walk(tree):
+        kinds = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+        if isinstance(node, kinds) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def flag_strings(root: Path) -> list[str]:
+    """Every string literal (f-string parts included) naming a `--flag` in a module outside
+    tenet/cli. Docstrings and comments may name the flags of the command a function serves
+    (they are read in the source, never printed); every other string may reach a user, who
+    may have called the library, so it names options (`option_ref`), never flags."""
+    found = []
+    for path in sorted((root / "tenet").rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        if relative.startswith("tenet/cli/"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        skip = _docstrings(tree)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in skip
+                and FLAG.search(node.value)
+            ):
+                found.append(f"{relative}:{node.lineno}: {FLAG.search(node.value).group()}")
+    return found
+
+
+def test_no_flag_outside_the_command_line():
+    assert flag_strings(ROOT) == []
+
+
+def test_flag_strings_are_found(tmp_path):
+    """The check itself: a flag in a message and in an f-string is found; one in a docstring,
+    a comment, tenet/cli, or a bare `--` or `-w` is not."""
+    (tmp_path / "tenet" / "cli").mkdir(parents=True)
+    (tmp_path / "tenet" / "model").mkdir()
+    (tmp_path / "tenet" / "cli" / "a.py").write_text('X = "--tile"\n')
+    (tmp_path / "tenet" / "model" / "b.py").write_text(
+        '"""`analyze --tile`."""\n'
+        "def f(n):\n"
+        '    """Uses --set."""\n'
+        '    x = "give -w FILE -- or not"  # --set\n'
+        '    raise ValueError("raise --max-instances")\n'
+        '    return f"{n} with --set N"\n'
+    )
+    assert flag_strings(tmp_path) == [
+        "tenet/model/b.py:5: --max-instances",
+        "tenet/model/b.py:6: --set",
     ]

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from tenet.errors import option_ref
 from tenet.model.checks import SUSPECT_KINDS
 from tenet.model.cost import EnergyParts
 from tenet.model.results import Analysis
@@ -145,7 +146,8 @@ def cost_ranking(
     labels = column_labels(results)
     costed = [r.get("cost") is not None for r in results]
     reasons = [
-        f"{labels[n]} has no component costs (technology:, components: or --technology): "
+        f"{labels[n]} has no component costs (technology:, components: or "
+        f"{option_ref('technology')}): "
         "its energy (pJ) and area (µm²) are shown as '-' and those rows are not ranked"
         for n, has in enumerate(costed)
         if not has and any(costed)
@@ -253,7 +255,7 @@ def objective_row(results: list[dict[str, Any]], ranking: CostRanking) -> Row | 
     kind = "objective_max" if found[0].get("maximize") else "objective_min"
     values = [r["best"]["value"] if "best" in r else None for r in results]
     ranked = objective not in ENERGY_OBJECTIVES or ranking.energy
-    return Row(f"{objective} (--best objective)", kind, values, ranked)
+    return Row(f"{objective} ({option_ref('best')} objective)", kind, values, ranked)
 
 
 def objective_winners(

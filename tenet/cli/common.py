@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
-from tenet.errors import InputError
+from tenet.errors import InputError, write_options
 from tenet.util.limits import DEFAULT_MAX_OPERATIONS
 
 #: Output formats of the commands that report one analysis or a list of them.
@@ -22,16 +22,21 @@ FORMATS = ("table", "json", "csv")
 #: (`InputError(..., option="tile")`, `option_ref("set")` in a message); `error_line` writes
 #: them as these flags. A command whose flag for an option differs adds its own entries.
 OPTION_FLAGS: dict[str, str] = {
+    "best": "--best",
     "function": "--function",
     "format": "--format",
     "jobs": "--jobs",
     "max_instances": "--max-instances",
     "max_isl_ops": "--max-isl-ops",
+    "pes": "--pes",
     "plot": "--plot",
     "scheduler": "--scheduler",
     "set": "--set",
     "side": "--side",
+    "steps": "--steps",
+    "technology": "--technology",
     "tensor": "--tensor",
+    "ties": "--ties",
     "tile": "--tile",
     "topologies": "--topologies",
 }
@@ -102,7 +107,7 @@ def warnings_to_stderr(warnings: Iterable[str], args: argparse.Namespace) -> Non
     if not getattr(args, "output", None) and getattr(args, "format", "table") == "table":
         return
     for warning in warnings:
-        print(f"tenet: warning: {warning}", file=sys.stderr)
+        print(f"tenet: warning: {write_options(warning, OPTION_FLAGS)}", file=sys.stderr)
 
 
 def result_warnings(results: Iterable[Mapping], label: str | None = None) -> list[str]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from tenet.cli.analyze import add_tile_argument, tile_flags
 from tenet.cli.common import (
+    OPTION_FLAGS,
     add_cost_arguments,
     add_execution_arguments,
     add_function_argument,
@@ -233,7 +234,9 @@ def run(args: argparse.Namespace) -> int:
         from tenet.report.plots import comparison_plot
 
         comparison_plot(workload.name, title, results, args.plot, priced=priced)
-    text = render_comparison(workload.name, title, results, args.format, color_for(args), priced)
+    text = render_comparison(
+        workload.name, title, results, args.format, color_for(args), priced, OPTION_FLAGS
+    )
     if notes and args.format == "table":
         text = text.rstrip("\n") + "\n" + "".join(f"note: {note}\n" for note in notes)
     emit(text, args.output)

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from tenet.cli.common import (
+    OPTION_FLAGS,
     add_cost_arguments,
     add_execution_arguments,
     add_function_argument,
@@ -162,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit(to_json(report.to_dict()) + "\n", args.output)
     else:
-        emit(front_table(report, color_for(args)), args.output)
+        emit(front_table(report, color_for(args), flags=OPTION_FLAGS), args.output)
     if report.stopped_by == INTERRUPT:
         print("tenet: interrupted: the front is that of the candidates counted", file=sys.stderr)
         return 130
@@ -194,5 +195,5 @@ def run_dse_network(
     if args.format == "json":
         emit(to_json(report.to_dict()) + "\n", args.output)
     else:
-        emit(network_tables(report, color_for(args)), args.output)
+        emit(network_tables(report, color_for(args), OPTION_FLAGS), args.output)
     return 0

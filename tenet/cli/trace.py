@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from tenet.cli.common import add_inputs, add_output, color_for, emit, load_inputs
+from tenet.cli.common import (
+    OPTION_FLAGS,
+    add_inputs,
+    add_output,
+    color_for,
+    emit,
+    load_inputs,
+)
 from tenet.errors import InputError
 
 EXAMPLE = (
@@ -56,5 +63,5 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit(to_json(result.to_dict()) + "\n", args.output)
     else:
-        emit(trace_table(result.to_dict(), title, color_for(args)), args.output)
+        emit(trace_table(result.to_dict(), title, color_for(args), OPTION_FLAGS), args.output)
     return 0

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         resolve_workload(args.workload), parse_sets(args.set), args.function
     )
     if args.format == "yaml":
-        text = workload_yaml(workload)
+        text = workload_yaml(workload, "'tenet workload show --format yaml'")
     elif args.format == "json":
         from tenet.report.serial import to_json
 

@@ -35,7 +35,7 @@ from tenet.util.isl_util import DEFAULT_MAX_OPERATIONS
 
 NOTE = (
     "symbolic: layers of a family are its formulas evaluated at their sizes; they "
-    "carry no warnings (run without --symbolic to see them)"
+    "carry no warnings (the network counted exactly, not symbolically, gives them)"
 )
 
 

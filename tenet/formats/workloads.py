@@ -140,9 +140,10 @@ def workload_summary(workload: Workload) -> dict[str, Any]:
     }
 
 
-def workload_yaml(workload: Workload) -> str:
+def workload_yaml(workload: Workload, written_by: str = "tenet's workload_yaml") -> str:
     """A workload YAML (isl form) that `load_workload` reads back to the same workload:
-    parameters symbolic with their values, and each statement's program order if it has one."""
+    parameters symbolic with their values, and each statement's program order if it has one;
+    its first line, a comment, says it was `written_by` (the command line names its command)."""
     import yaml
 
     statements = []
@@ -171,7 +172,7 @@ def workload_yaml(workload: Workload) -> str:
             t: [int(d) if d.lstrip("-").isdigit() else d for d in dims]
             for t, dims in workload.shape_texts.items()
         }
-    header = f"# written by 'tenet workload show --format yaml' from {workload.source}\n"
+    header = f"# written by {written_by} from {workload.source}\n"
     return header + yaml.safe_dump(data, sort_keys=False, width=1000, default_flow_style=None)
 
 

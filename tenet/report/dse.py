@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from tenet.errors import option_ref, write_options
 from tenet.explore.objectives import OBJECTIVES
 from tenet.report.layout import number_column
 
@@ -19,8 +21,11 @@ def objective_header(name: str) -> str:
     return f"{name} ({unit})" if unit else name
 
 
-def network_tables(result: NetworkDseResult, color: bool = False) -> str:
-    """Each distinct layer's front, then the network front (one dataflow per layer)."""
+def network_tables(
+    result: NetworkDseResult, color: bool = False, flags: Mapping[str, str] | None = None
+) -> str:
+    """Each distinct layer's front, then the network front (one dataflow per layer); options
+    named as `flags` says (`front_table`)."""
     from rich import box
     from rich.markup import escape
     from rich.table import Table
@@ -34,7 +39,7 @@ def network_tables(result: NetworkDseResult, color: bool = False) -> str:
     for group in groups.values():
         names = ", ".join(f"{layer.layer} (runs: {layer.count})" for layer in group)
         title = f"{group[0].result.arch} · layer{'s' if len(group) > 1 else ''} {names}"
-        parts.append(front_table(group[0].result, color, arch_title=title))
+        parts.append(front_table(group[0].result, color, arch_title=title, flags=flags))
     table = Table(
         title=escape(f"{result.network} · {result.arch}: network front (Σ runs × layer)"),
         box=box.SIMPLE_HEAVY,
@@ -78,9 +83,15 @@ def _bound_cells(block: dict[str, Any] | None, with_dram: bool) -> list[Any]:
     return cells + [block.get("snowcat_accesses"), block.get("ratio")]
 
 
-def front_table(result: DseResult, color: bool = False, arch_title: str | None = None) -> str:
+def front_table(
+    result: DseResult,
+    color: bool = False,
+    arch_title: str | None = None,
+    flags: Mapping[str, str] | None = None,
+) -> str:
     """The front as a table (name, notation, objectives, latency, energy) and the counts;
-    `arch_title` replaces the arch's name in the title."""
+    `arch_title` replaces the arch's name in the title; the note names the option `ties` as
+    `flags` says."""
     from rich import box
     from rich.markup import escape
     from rich.table import Table
@@ -108,6 +119,7 @@ def front_table(result: DseResult, color: bool = False, arch_title: str | None =
             row += _bound_cells(entry.dram_bound, "dram" not in columns)
     for entry, cells in zip(result.pareto, _by_column(values), strict=True):
         table.add_row(escape(entry.name), escape(entry.notation or "-"), *cells)
+    ties_option = write_options(option_ref("ties"), flags)
     notes = [
         f"{result.candidates:,} candidates, {result.evaluated:,} distinct evaluated, "
         + (f"{result.pruned:,} pruned, " if result.pruned else "")
@@ -117,7 +129,7 @@ def front_table(result: DseResult, color: bool = False, arch_title: str | None =
             if getattr(result, "over_capacity", 0)
             else ""
         )
-        + (f", {result.ties} ties left out (--ties)" if result.ties else "")
+        + (f", {result.ties} ties left out ({ties_option})" if result.ties else "")
         + (f", {result.skipped} skipped (isl limit)" if result.skipped else "")
     ]
     if bounded:

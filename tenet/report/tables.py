@@ -5,13 +5,14 @@ re-exported here under their old import path."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich import box
 from rich.markup import escape
 from rich.table import Table
 
+from tenet.errors import option_ref, write_options
 from tenet.model.metrics import TENSOR_FIELDS
 from tenet.report.bounds_tables import (
     SPACE_NAMES,
@@ -256,11 +257,13 @@ def comparison_table(
     dataflow: str,
     results: list[dict[str, Any]],
     priced: Sequence[frozenset[str]] | None = None,
+    flags: Mapping[str, str] | None = None,
 ) -> Table:
     """Side-by-side table; the best value of each ranked row is starred. Every value of a
     column whose warnings flag an effect its numbers rest on gets a `!` and no star; a row
     whose columns price different things (`cost_ranking`, `priced`: `priced_parts` per
-    column) says `(not ranked)` and has no star."""
+    column) says `(not ranked)` and has no star. Options a label names are written as
+    `flags` says (`write_options`)."""
     from tenet.analysis.compare import comparison_rows, unranked_columns
 
     unranked = unranked_columns(results)
@@ -282,7 +285,8 @@ def comparison_table(
             if n in unranked:
                 text += "!"
             cells.append(f"[green]*{text}[/green]" if n in best else text)
-        label = row.label if row.ranked else f"{row.label} (not ranked)"
+        label = write_options(row.label, flags)
+        label = label if row.ranked else f"{label} (not ranked)"
         table.add_row(escape(label), *cells)
     add_level_rows(table, results)
     return table
@@ -318,17 +322,20 @@ def render_comparison(
     fmt: str,
     color: bool = False,
     priced: Sequence[frozenset[str]] | None = None,
+    flags: Mapping[str, str] | None = None,
 ) -> str:
     """`compare` in one of FORMATS; the table is followed by `comparison_warnings` (each
-    once, prefixed with its column)."""
+    once, prefixed with its column). The options the text names are written as `flags`
+    says (the command line's flags), else by their names."""
     from tenet.analysis.compare import comparison_json, comparison_warnings
 
     if fmt == "json":
-        return to_json(comparison_json(workload, dataflow, results, priced)) + "\n"
+        text = to_json(comparison_json(workload, dataflow, results, priced)) + "\n"
+        return write_options(text, flags)
     if fmt == "csv":
         return to_csv(results)
-    warnings = comparison_warnings(results, priced)
-    table = comparison_table(workload, dataflow, results, priced)
+    warnings = [write_options(w, flags) for w in comparison_warnings(results, priced)]
+    table = comparison_table(workload, dataflow, results, priced, flags)
     return render_tables([table], color, warnings)
 
 
@@ -343,8 +350,11 @@ def validation_text(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def trace_table(result: dict[str, Any], title: str, color: bool = False) -> str:
-    """Steps x PEs, each cell the elements touched; fetched ones plain, reused ones marked *."""
+def trace_table(
+    result: dict[str, Any], title: str, color: bool = False, flags: Mapping[str, str] | None = None
+) -> str:
+    """Steps x PEs, each cell the elements touched; fetched ones plain, reused ones marked *;
+    the note on a cut window names the options `steps` and `pes` as `flags` says."""
     table = Table(
         title=escape(f"{title}: {result['tensor']} ({result['side']}); * = reused, not fetched"),
         box=box.SIMPLE_HEAVY,
@@ -370,7 +380,8 @@ def trace_table(result: dict[str, Any], title: str, color: bool = False) -> str:
         )
         notes.append(
             f"showing {len(result['steps'])} of {result['total_steps']} steps and "
-            f"{len(result['pes'])} of {used} (--steps, --pes)"
+            f"{len(result['pes'])} of {used} "
+            + write_options(f"({option_ref('steps')}, {option_ref('pes')})", flags)
         )
     text = render_tables([table], color, notes, prefix="note")
     if result.get("warnings"):
