@@ -204,7 +204,7 @@ def walk_hierarchy(
             ends = 0
         ends_total += ends
         stall = sum(s) + ends - sum(compute)
-        out.append(LevelTime(traffic.name, sum(fill), sum(drain), double, stall))
+        out.append(LevelTime(traffic.name, sum(fill), sum(drain), double, stall, ends))
     total = sum(s) + ends_total
     levels = tuple(out)
     return HierarchyTime(total, bound_by(total, sum(step_costs), len(step_costs), levels), levels)

@@ -25,7 +25,7 @@ outlasts it.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -41,13 +41,17 @@ from tenet.util.isl_util import count
 class LevelTime:
     """The transfer cycles of one level's boundary with the level above: fill_cycles =
     Σ_u F(u), drain_cycles = Σ_u D(u); stall_cycles = Σ_u s(u) + prologue + epilogue −
-    Σ_u C(u), the cycles the level adds above the compute it wraps."""
+    Σ_u C(u), the cycles the level adds above the compute it wraps; end_cycles = prologue
+    + epilogue (not in the JSON)."""
 
     name: str
     fill_cycles: int
     drain_cycles: int
     double_buffered: bool
     stall_cycles: int
+    # the prologue F(first) and epilogue D(last) of a double-buffered level: part of
+    # stall_cycles that any schedule pays to start and end the pipeline
+    end_cycles: int = field(default=0, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -422,11 +426,13 @@ def _constant_pieces(f: isl.PwAff) -> list[tuple[isl.Set, int]] | None:
 
 
 def bound_by(total: int, step_cycles: int, time_steps: int, levels: tuple[LevelTime, ...]) -> str:
-    """The level with the most stall cycles (innermost first on a tie) when the total
-    exceeds Σ_t cost(t); else "scratchpad port" when some step waits for its words
-    (Σ_t cost(t) > |T_used|); else "compute"."""
-    if total > step_cycles:
-        return max(levels, key=lambda level: level.stall_cycles).name
+    """What binds the schedule: the level whose transfers outlast the compute of some tile,
+    the one with the most such cycles (`stall_cycles − end_cycles`: the prologue and
+    epilogue every pipeline pays are left out; innermost first on a tie); else "scratchpad
+    port" when some step waits for its words (Σ_t cost(t) > |T_used|); else "compute"."""
+    steady = [(level.stall_cycles - level.end_cycles, -n) for n, level in enumerate(levels)]
+    if steady and max(steady)[0] > 0:
+        return levels[-max(steady)[1]].name
     if step_cycles > time_steps:
         return "scratchpad port"
     return "compute"
@@ -479,7 +485,7 @@ def hierarchy_time(
             wrapped = computed + sum(value * count(piece) for piece, value in s.excess)
         else:
             wrapped = computed if s is compute else sum_over(s)
-        out.append(LevelTime(traffic.name, fills, drains, double, wrapped + ends - computed))
+        out.append(LevelTime(traffic.name, fills, drains, double, wrapped + ends - computed, ends))
     total = wrapped + ends_total
     chosen = tuple(out)
     return HierarchyTime(
