@@ -64,6 +64,12 @@ class InputError(TenetError):
         message = self.text(flags)
         return f"{prefix}: {message}" if prefix else message
 
+    def marked_line(self) -> str:
+        """`line()` with its options still marked by `option_ref`: the message of an error
+        that wraps this one (the command line then writes them as its flags)."""
+        head = option_ref(self.option) if self.option else self.source
+        return ": ".join(p for p in (head, self.key, self.message) if p)
+
     def text(self, flags: Mapping[str, str] | None = None) -> str:
         """The message alone, each `option_ref` written as `flags[name]` (else its name)."""
         return write_options(self.message, flags)

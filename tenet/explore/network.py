@@ -172,7 +172,7 @@ def workload_path(layer: Layer, source: str | None = None, key: str | None = Non
 
 def in_layer(exc: InputError, source: str | None, index: int, name: str) -> InputError:
     """The error of one layer, prefixed with the network file and the layer."""
-    return InputError(exc.line(), source, f"layers[{index}] ({name})")
+    return InputError(exc.marked_line(), source, f"layers[{index}] ({name})")
 
 
 # --- a layer's workload and dataflow --------------------------------------------------------
