@@ -151,7 +151,8 @@ def execution_options(args: argparse.Namespace) -> dict:
         jobs = 1 if args.scheduler is not None else default_jobs()
     from tenet.execution import check_execution
 
-    check_execution(jobs, args.scheduler)
+    with parameters_as_flags({}):
+        check_execution(jobs, args.scheduler)
     return {"jobs": jobs, "scheduler": args.scheduler, "journal": args.journal}
 
 
@@ -520,12 +521,18 @@ def parameters_as_flags(flags: Mapping[str, str]) -> Iterator[None]:
     try:
         yield
     except InputError as exc:
-        source, key = (flags.get(p, p) for p in (exc.source, exc.key))
-        option = exc.option
-        if option in flags:
-            source, option = flags[option], None
-        text = exc.text({**OPTION_FLAGS, **flags})
-        raise type(exc)(text, source, key, option=option) from None
+        raise as_flags(exc, flags) from None
+
+
+def as_flags(exc: InputError, flags: Mapping[str, str] | None = None) -> InputError:
+    """The error as the command line prints it: its option (`OPTION_FLAGS`, then `flags`)
+    in `source`, the options its message names written as flags, a source or key that
+    `flags` names replaced by the flag."""
+    names = {**OPTION_FLAGS, **(flags or {})}
+    source, key = ((flags or {}).get(p, p) for p in (exc.source, exc.key))
+    if exc.option:
+        source = names.get(exc.option, exc.option)
+    return type(exc)(exc.text(names), source, key)
 
 
 @contextlib.contextmanager
