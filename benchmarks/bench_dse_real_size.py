@@ -1,6 +1,6 @@
 """The tile-size search at real layer sizes, beside ZigZag 3.9.1's LOMA search.
 
-    python benchmarks/bench_dse_real_size.py [--jobs 2]
+    python benchmarks/bench_dse_real_size.py [--jobs 2] [--imperfect]
 
 A 16 x 16 systolic array (links down and right, window 1) with a GLB of 262,144 words and
 DRAM above it, priced with unit costs: MAC 1 pJ, register 0.1 pJ, GLB 5 pJ read / 6 pJ
@@ -62,6 +62,9 @@ CASES = [
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument(
+        "--imperfect", action="store_true", help="also tile extents that leave a shorter last tile"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         print(
@@ -76,7 +79,9 @@ def main() -> None:
                 path.write_text(ARCH.format(buffering=buffering, double=str(double).lower()))
                 arch = load_arch(path)
                 started = time.perf_counter()
-                result = explore_tile_sizes(workload, arch, ("energy_pj",), jobs=args.jobs)
+                result = explore_tile_sizes(
+                    workload, arch, ("energy_pj",), jobs=args.jobs, imperfect=args.imperfect
+                )
                 seconds = time.perf_counter() - started
                 best = result.pareto[0].analysis
                 print(

@@ -1,13 +1,14 @@
-"""GLB tile sizes in the search (docs/dse.md, "Tile sizes: `--tile-sizes`").
+"""GLB tile sizes in the search (docs/dse.md, "Tile sizes: `explore_tile_sizes`").
 
 `tenet dse` splits each loop once, by the array, so a GLB tile is a prefix of its time stamp
 and its extents are fixed. Here every loop `x` of extent `N_x` is split three ways: an outer
-coordinate `floor(x/T_x)` (when `Q_x = N_x/T_x > 1`), a coordinate inside the GLB tile, and,
+coordinate `floor(x/T_x)` (when `Q_x = ceil(N_x/T_x) > 1`), a coordinate inside the GLB tile, and,
 for the two spatial loops, the PE coordinate `x % P`. A design is
 
 * the spatial loops `s0, s1` (on PE axes 0 and 1; `P | T_s`, or `T_s = N_s` when P does not
   divide N_s, whose last block of PEs is then narrower);
-* the GLB tile extents `T_x` (divisors of `N_x`);
+* the GLB tile extents `T_x` (divisors of `N_x`; with `imperfect`, any, the last tile
+  shorter);
 * the order of the outer coordinates (the loops with `Q_x > 1`, outermost first);
 * the innermost loop `r` of the GLB tile (a temporal loop), skewed by both PE coordinates:
   the last time coordinate is `x_r % T_r + s0 % P_0 + s1 % P_1`.
@@ -18,8 +19,8 @@ of outer coordinates, so `analyze` reads a design as it reads any dataflow.
 Every count the search ranks by is a closed form in the tile sizes (exact Python ints, checked
 against barvinok in tests/explore/test_tile_sizes.py): the array side follows from which of
 `s0`, `s1`, `r` each tensor depends on (one *run* of the innermost loop is the same on every
-value of the other coordinates, and no reuse crosses runs), the GLB <-> DRAM traffic from the
-rule of docs/levels.md applied to the footprints of consecutive tiles. Every front member is
+value of the other coordinates but its length, and no reuse crosses runs), the GLB <-> DRAM
+traffic from the rule of docs/levels.md applied to the box footprints of consecutive tiles. Every front member is
 counted again by plain `analyze`.
 """
 
@@ -217,8 +218,8 @@ class TiledDesign:
 
 
 def quotients(problem: TileProblem, design: TiledDesign) -> dict[str, int]:
-    """Q_x = N_x / T_x."""
-    return {x: problem.extents[x] // t for x, t in design.tile}
+    """Q_x = ceil(N_x / T_x)."""
+    return {x: -(-problem.extents[x] // t) for x, t in design.tile}
 
 
 def inner_order(problem: TileProblem, design: TiledDesign) -> list[str]:
@@ -288,21 +289,33 @@ def dataflow_of(problem: TileProblem, design: TiledDesign, name: str) -> Dataflo
 # --- closed forms: the array side -----------------------------------------------------------
 
 
-def blocks(problem: TileProblem, design: TiledDesign) -> list[tuple[int, int, int]]:
-    """The runs of the innermost loop by the PEs they use: (runs, P_0', P_1').
+def blocks(problem: TileProblem, design: TiledDesign) -> list[tuple[int, int, int, int]]:
+    """The runs of the innermost loop by the PEs they use and their length:
+    (runs, P_0', P_1', T_r').
 
     A spatial loop of extent N on an axis of P PEs gives N // P blocks of P PEs and, when P
-    does not divide N (its GLB tile is then all of N), one block of N mod P PEs. A run is one
-    block of each spatial loop and one value of every other coordinate but the innermost:
-    MACs / (N_s0 · N_s1 · T_r) runs per pair of blocks."""
+    does not divide N, one block of N mod P PEs (P divides T_s, so the blocks are the same
+    whatever the GLB tiles). A run is one block of each spatial loop, one tile of r and one
+    value of every other coordinate but the innermost: MACs / (N_s0 · N_s1 · N_r) runs per
+    pair of blocks and r tile; r's tiles are T_r long but the last, N_r − (Q_r − 1) T_r."""
     s0, s1 = design.spatial
-    n0, n1 = problem.extents[s0], problem.extents[s1]
-    per_pair = problem.macs // (n0 * n1 * design.extent(design.innermost))
+    r = design.innermost
+    n0, n1, n_r = problem.extents[s0], problem.extents[s1], problem.extents[r]
+    per_pair = problem.macs // (n0 * n1 * n_r)
     out = []
     for count0, width0 in _axis_blocks(n0, problem.rows):
         for count1, width1 in _axis_blocks(n1, problem.cols):
-            out.append((per_pair * count0 * count1, width0, width1))
+            for count_r, length in _loop_tiles(n_r, design.extent(r)):
+                out.append((per_pair * count0 * count1 * count_r, width0, width1, length))
     return out
+
+
+def _loop_tiles(extent: int, tile: int) -> list[tuple[int, int]]:
+    """(how many tiles, their extent): Q − 1 tiles of T and the last of N − (Q − 1)·T (one
+    entry when T divides N)."""
+    q = -(-extent // tile)
+    last = extent - (q - 1) * tile
+    return [(q, tile)] if last == tile else [(q - 1, tile), (1, last)]
 
 
 def _axis_blocks(extent: int, size: int) -> list[tuple[int, int]]:
@@ -315,14 +328,13 @@ def _axis_blocks(extent: int, size: int) -> list[tuple[int, int]]:
 
 def runs(problem: TileProblem, design: TiledDesign) -> int:
     """Runs of the innermost loop, over every pair of blocks."""
-    return sum(n for n, _, _ in blocks(problem, design))
+    return sum(n for n, _, _, _ in blocks(problem, design))
 
 
 def time_steps(problem: TileProblem, design: TiledDesign) -> int:
-    """A run on P_0' x P_1' PEs takes T_r + P_0' − 1 + P_1' − 1 steps (the skew), and no two
-    runs share a step: Σ over runs."""
-    t_r = design.extent(design.innermost)
-    return sum(n * (t_r + p0 + p1 - 2) for n, p0, p1 in blocks(problem, design))
+    """A run of T_r' steps on P_0' x P_1' PEs takes T_r' + P_0' − 1 + P_1' − 1 steps (the
+    skew), and no two runs share a step: Σ over runs."""
+    return sum(n * (t + p0 + p1 - 2) for n, p0, p1, t in blocks(problem, design))
 
 
 def latency_cycles(problem: TileProblem, design: TiledDesign) -> int:
@@ -386,12 +398,11 @@ def array_actions(problem: TileProblem, design: TiledDesign) -> dict[str, Tensor
     and one pitch each). Output: exits = runs · slices · w (`_sinks`), read_back = exits − |O|,
     accumulations read all but each element's first partial sum."""
     macs = problem.macs
-    t_r = design.extent(design.innermost)
     out: dict[str, TensorActions] = {}
     for tensor in problem.tensors:
-        per_run = t_r if design.innermost in tensor.loops() else 1
         words = pitches = others = 0  # Σ over runs: fetched (or leaving), their pitches, the rest
-        for n, p0, p1 in blocks(problem, design):
+        for n, p0, p1, t_r in blocks(problem, design):
+            per_run = t_r if design.innermost in tensor.loops() else 1
             ends = _sinks if tensor.output else _sources
             w, d = ends(tensor, design, p0, p1)
             words += n * per_run * w
@@ -479,15 +490,146 @@ class _Boundary:
     fills: list[int]
     backs: list[int]
     footprint: int
+    tile: dict[str, int] | None = None  # set when some T_x leaves a remainder
 
     @property
     def words(self) -> int:
         return sum(r + w for r, w in self.tensors.values())
 
 
+def _sizes_length(dim: tuple[str, ...], sizes: dict[str, int]) -> int:
+    """The interval of an index Σ_x x over a box of the given extents: Σ (size − 1) + 1."""
+    return sum(sizes[x] - 1 for x in dim) + 1
+
+
+def _box_words(tensor: TensorShape, sizes: dict[str, int]) -> int:
+    return math.prod(_sizes_length(dim, sizes) for dim in tensor.dims)
+
+
+def _box_overlap(
+    tensor: TensorShape, first: dict[str, int], second: dict[str, int], shift: dict[str, int]
+) -> int:
+    """|F ∩ F'| of two tile boxes of extents `first` and `second`, the second starting
+    shift[x] elements further along each loop x: per dim, two intervals Δ apart."""
+    words = 1
+    for dim in tensor.dims:
+        a, b = _sizes_length(dim, first), _sizes_length(dim, second)
+        delta = sum(shift.get(x, 0) for x in dim)
+        words *= max(0, min(a, delta + b) - max(0, delta))
+    return words
+
+
+def _uneven_boundary(
+    problem: TileProblem, tile: dict[str, int], outer: Sequence[str], q: dict[str, int]
+) -> _Boundary:
+    """`_boundary` when some T_x leaves a last tile of L_x = N_x − (Q_x − 1)·T_x. A tile
+    change of kind j takes o_j from c to c + 1 and the loops inside it from their last tile
+    to their first; its words depend on whether c + 1 is o_j's last tile and on whether each
+    loop outside it sits at its last tile, so each kind is summed over those cases, each
+    with its number of tile changes."""
+    last = {x: problem.extents[x] - (q[x] - 1) * t for x, t in tile.items()}
+    words: dict[str, tuple[int, int]] = {}
+    for tensor in problem.tensors:
+        entries = _box_words(tensor, tile)
+        for j, x in enumerate(outer):
+            inside = outer[j + 1 :]
+            shift = {x: tile[x], **{y: -(q[y] - 1) * tile[y] for y in inside}}
+            for cases in itertools.product(*(_last_cases(y, q, tile, last) for y in outer[:j])):
+                before = dict(tile)
+                count = 1
+                for y, (n, size) in zip(outer[:j], cases):
+                    before[y] = size
+                    count *= n
+                for n, size in _next_cases(x, q, tile, last):
+                    if not n:
+                        continue
+                    now = {**before, **{y: last[y] for y in inside}}
+                    then = {**before, x: size}
+                    fresh = _box_words(tensor, then) - _box_overlap(tensor, now, then, shift)
+                    entries += count * n * fresh
+        if tensor.output:
+            words[tensor.name] = (entries - problem.sizes[tensor.name], entries)
+        else:
+            words[tensor.name] = (entries, 0)
+    footprint = sum(_box_words(t, tile) for t in problem.tensors)
+    return _Boundary(words, [], [], footprint, dict(tile))
+
+
+def _last_cases(
+    x: str, q: dict[str, int], tile: dict[str, int], last: dict[str, int]
+) -> list[tuple[int, int]]:
+    """(how many coordinates, the tile's extent) of a loop outside the changing one."""
+    if last[x] == tile[x]:
+        return [(q[x], tile[x])]
+    return [(q[x] - 1, tile[x]), (1, last[x])]
+
+
+def _next_cases(
+    x: str, q: dict[str, int], tile: dict[str, int], last: dict[str, int]
+) -> list[tuple[int, int]]:
+    """(how many changes c -> c + 1, the extent of tile c + 1) of the changing loop."""
+    return [(q[x] - 2, tile[x]), (1, last[x])]
+
+
+def _uneven_capacity(
+    problem: TileProblem, tile: dict[str, int], outer: Sequence[str], q: dict[str, int]
+) -> int:
+    """max over tiles t of Σ_X |F_X(t)| + fill words of next(t) + write-back words of
+    prev(t), double-buffered. Every term depends on each coordinate only through whether it
+    is 0, Q − 2 or Q − 1 (extents, which loop changes, whether the output's tile is new), so
+    the tiles whose coordinates are in {0, 1, Q − 2, Q − 1} take every value there is."""
+    last = {x: problem.extents[x] - (q[x] - 1) * t for x, t in tile.items()}
+    output = next(t for t in problem.tensors if t.output)
+    out_loops = output.loops()
+    sliding = any(len(dim) != 1 for dim in output.dims)  # then "fresh" is not known: never
+    values = [sorted({0, 1, q[x] - 2, q[x] - 1} & set(range(q[x]))) for x in outer]
+    best = 0
+    for coords in itertools.product(*values):
+        here = dict(zip(outer, coords))
+        total = sum(_box_words(t, _extents(tile, last, q, here)) for t in problem.tensors)
+        o = max((k for k, x in enumerate(outer) if here[x] < q[x] - 1), default=None)
+        if o is not None:
+            ahead = {**here, outer[o]: here[outer[o]] + 1, **{y: 0 for y in outer[o + 1 :]}}
+            fresh = not sliding and all(ahead[x] == 0 for x in outer if x not in out_loops)
+            for tensor in problem.tensors:
+                if tensor.output and fresh:
+                    continue  # its words enter for the first time: written, not read
+                total += _entering(tensor, tile, last, q, here, ahead)
+        i = max((k for k, x in enumerate(outer) if here[x] > 0), default=None)
+        if i is not None:
+            behind = {**here, outer[i]: here[outer[i]] - 1}
+            behind.update({y: q[y] - 1 for y in outer[i + 1 :]})
+            total += _entering(output, tile, last, q, here, behind)  # |F(prev) \ F(t)|
+        best = max(best, total)
+    return best
+
+
+def _extents(
+    tile: dict[str, int], last: dict[str, int], q: dict[str, int], coords: dict[str, int]
+) -> dict[str, int]:
+    """The extents of the tile at `coords` (the loops not in it: their whole tile)."""
+    return {x: last[x] if coords.get(x, 0) == q[x] - 1 else t for x, t in tile.items()}
+
+
+def _entering(
+    tensor: TensorShape,
+    tile: dict[str, int],
+    last: dict[str, int],
+    q: dict[str, int],
+    here: dict[str, int],
+    there: dict[str, int],
+) -> int:
+    r"""|F(there) \ F(here)|: the words of tile `there` that tile `here` does not hold."""
+    a, b = _extents(tile, last, q, here), _extents(tile, last, q, there)
+    shift = {x: (there[x] - here[x]) * tile[x] for x in here}
+    return _box_words(tensor, b) - _box_overlap(tensor, a, b, shift)
+
+
 def _boundary(
     problem: TileProblem, tile: dict[str, int], outer: Sequence[str], q: dict[str, int]
 ) -> _Boundary:
+    if any(problem.extents[x] % t for x, t in tile.items()):
+        return _uneven_boundary(problem, tile, outer, q)
     moves = transitions(outer, q)
     words: dict[str, tuple[int, int]] = {}
     fills = [0] * len(moves)
@@ -516,6 +658,8 @@ def _capacity(
     """`capacity_needed`: Σ_X |F_X| single-buffered, plus `_double_buffer_extra`."""
     if not problem.double_buffered or not outer:
         return boundary.footprint
+    if boundary.tile is not None:
+        return _uneven_capacity(problem, boundary.tile, outer, q)
     extra = _double_buffer_extra(problem, outer, q, boundary.fills, boundary.backs)
     return boundary.footprint + extra
 
@@ -714,14 +858,22 @@ def priced(arch: Arch, problem: TileProblem, design: TiledDesign) -> Fraction:
 # --- the search -------------------------------------------------------------------------------
 
 
-def _tile_choices(problem: TileProblem, spatial: tuple[str, str]) -> list[list[int]]:
+def _tile_choices(
+    problem: TileProblem, spatial: tuple[str, str], imperfect: bool = False
+) -> list[list[int]]:
     """Per loop, the extents T_x tried: divisors of N_x; on a spatial loop the multiples of
-    its axis' P, or N_x alone when P does not divide it (its last block is narrower)."""
+    its axis' P, or N_x alone when P does not divide it (its last block is narrower). With
+    `imperfect`, the least T_x of each number of tiles Q_x = ceil(N_x / T_x) (a larger T_x
+    with the same Q_x only grows the tiles), multiples of P on a spatial loop, and N_x."""
     sizes = {spatial[0]: problem.rows, spatial[1]: problem.cols}
     out = []
     for x in problem.loops:
         n, p = problem.extents[x], sizes.get(x, 1)
-        out.append([t for t in divisors(n) if t % p == 0] if n % p == 0 else [n])
+        if imperfect:
+            least = {-(-n // k) for k in range(1, n + 1)}
+            out.append(sorted({t for t in least if t % p == 0} | {n}))
+        else:
+            out.append([t for t in divisors(n) if t % p == 0] if n % p == 0 else [n])
     return out
 
 
@@ -777,11 +929,11 @@ class TileSizeResult(DseResult):
         return out
 
 
-def designs(problem: TileProblem) -> Iterator[TiledDesign]:
+def designs(problem: TileProblem, imperfect: bool = False) -> Iterator[TiledDesign]:
     """Every design (spatial pair × tile extents × innermost × outer order), unpruned; the
     outer coordinates need at least one loop with Q_x > 1 (a GLB tile depth ≥ 1)."""
     for spatial in spatial_pairs(problem):
-        for tile in itertools.product(*_tile_choices(problem, spatial)):
+        for tile in itertools.product(*_tile_choices(problem, spatial, imperfect)):
             yield from _designs_of(problem, spatial, tile)
 
 
@@ -819,15 +971,11 @@ def explore_tile_sizes(
             None,
             "--objectives",
         )
-    if imperfect:
-        raise InputError(
-            "the tile-size search takes divisor tiles only (imperfect tiles are not modelled)",
-            None,
-            "--imperfect",
-        )
     problem = tile_problem(workload, arch)
     prices = prices_of(arch, problem) if "energy_pj" in objectives else None
-    front, counts = _search(problem, prices, tuple(objectives), limit, time_limit, started)
+    front, counts = _search(
+        problem, prices, tuple(objectives), limit, time_limit, started, imperfect
+    )
     entries, closed, ratios = _recheck(workload, arch, problem, front, objectives, jobs)
     bound = snowcat_at(problem_from_workload(workload), problem.capacity)
     snowcat_words = bound.accesses if bound is not None else None
@@ -862,12 +1010,13 @@ def _search(
     limit: int | None,
     time_limit: float | None,
     started: float,
+    imperfect: bool = False,
 ) -> tuple[list[_Scored], SearchCounts]:
     """Best first over tile vectors, by their lower bounds (`_tile_vectors`); a vector whose
     bounds some front member reaches on every objective cannot improve the front and is
     skipped. Within a vector the array side depends only on (spatial, r) and the boundary
     only on the outer order, so the designs are the pairs of their two fronts."""
-    vectors = _tile_vectors(problem, prices, objectives)
+    vectors = _tile_vectors(problem, prices, objectives, imperfect)
     front: list[_Scored] = []
     counts = SearchCounts()
     counts.candidates = sum(len(c) * math.factorial(_tiled(problem, t)) for _, t, c in vectors)
@@ -938,7 +1087,7 @@ def _order_front(
     beats on both boundary energy and DRAM words: (boundary pJ, words, order), by pJ.
     The capacity is computed only for the orders that would join."""
     extents = dict(tile)
-    q = {x: problem.extents[x] // t for x, t in tile}
+    q = {x: -(-problem.extents[x] // t) for x, t in tile}
     tiled = [x for x, _ in tile if q[x] > 1]
     rows = []
     for outer in itertools.permutations(tiled):
@@ -966,7 +1115,10 @@ def _order_front(
 
 
 def _tile_vectors(
-    problem: TileProblem, prices: Prices | None, objectives: tuple[str, ...]
+    problem: TileProblem,
+    prices: Prices | None,
+    objectives: tuple[str, ...],
+    imperfect: bool = False,
 ) -> list[tuple[tuple[float, ...], tuple[tuple[str, int], ...], list[tuple]]]:
     """Each tile vector that some (spatial pair, innermost loop) allows and whose tiles fit
     alone (Σ_X |F_X| <= capacity, needed by every order): its lower bounds, itself, and its
@@ -982,7 +1134,7 @@ def _tile_vectors(
     arrays: dict[tuple[tuple[str, str], str, int], tuple[float, int]] = {}
     by_tile: dict[tuple[tuple[str, int], ...], list[tuple]] = {}
     for spatial in spatial_pairs(problem):
-        for extents in itertools.product(*_tile_choices(problem, spatial)):
+        for extents in itertools.product(*_tile_choices(problem, spatial, imperfect)):
             tile = tuple(zip(problem.loops, extents))
             if all(problem.extents[x] == t for x, t in tile):
                 continue  # one tile: no outer coordinate, no tile depth

@@ -87,12 +87,14 @@ CASES = [
 ]
 
 
-def sample_designs(case, tmp_path, n, seed):
+def sample_designs(case, tmp_path, n, seed, imperfect=False):
     name, params, (rows, cols), double = case
     workload = load_any_workload(name, params)
     arch = load_arch(arch_file(tmp_path, rows, cols, 512, double))
     problem = ts.tile_problem(workload, arch)
-    designs = list(ts.designs(problem))
+    designs = list(ts.designs(problem, imperfect))
+    if imperfect:  # the designs with a remainder tile
+        designs = [d for d in designs if any(problem.extents[x] % t for x, t in d.tile)]
     chosen = random.Random(seed).sample(designs, min(n, len(designs)))
     return workload, arch, problem, chosen
 
@@ -102,6 +104,34 @@ def test_closed_forms_equal_barvinok(case, tmp_path):
     workload, arch, problem, chosen = sample_designs(case, tmp_path, 3, 7)
     for design in chosen:
         check_design(workload, arch, problem, design)
+
+
+UNEVEN = [
+    ("gemm", {"M": 13, "N": 7, "K": 9}, (4, 4), True),
+    ("conv2d", {"K": 5, "C": 9, "OX": 7, "OY": 5, "RX": 3, "RY": 2}, (2, 4), True),
+    ("conv2d", {"K": 5, "C": 9, "OX": 7, "OY": 5, "RX": 3, "RY": 2}, (2, 4), False),
+    ("mttkrp", {"I": 5, "J": 9, "K": 4, "L": 3}, (4, 4), True),
+    ("depthwise-conv", {"C": 9, "OX": 7, "OY": 5, "RX": 3, "RY": 2}, (4, 4), True),
+]
+
+
+@pytest.mark.parametrize(
+    "case", [UNEVEN[0], UNEVEN[3]], ids=lambda c: c[0] if isinstance(c, tuple) else None
+)
+def test_uneven_tiles_equal_barvinok(case, tmp_path):
+    """Tile extents that leave a shorter last tile (imperfect=True)."""
+    workload, arch, problem, chosen = sample_designs(case, tmp_path, 2, 3, imperfect=True)
+    for design in chosen:
+        check_design(workload, arch, problem, design)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", UNEVEN, ids=lambda c: c[0] if isinstance(c, tuple) else None)
+def test_uneven_tiles_equal_barvinok_many(case, tmp_path):
+    for seed in range(2):
+        workload, arch, problem, chosen = sample_designs(case, tmp_path, 20, 50 + seed, True)
+        for design in chosen:
+            check_design(workload, arch, problem, design)
 
 
 @pytest.mark.slow
@@ -146,16 +176,24 @@ def test_one_design_by_hand_and_by_the_simulator(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "objectives", [("energy_pj",), ("energy_pj", "dram", "time_steps"), ("latency", "dram")]
+    ("objectives", "imperfect"),
+    [
+        (("energy_pj",), False),
+        (("energy_pj", "dram", "time_steps"), False),
+        (("latency", "dram"), False),
+        (("energy_pj", "dram"), True),
+    ],
 )
-def test_search_finds_the_best_of_its_space(objectives, tmp_path):
+def test_search_finds_the_best_of_its_space(objectives, imperfect, tmp_path):
     """Pruned search against an unpruned scan of every design (closed forms, tested above)."""
-    workload = load_any_workload("gemm", {"M": 8, "N": 16, "K": 8})
+    workload = load_any_workload(
+        "gemm", {"M": 8, "N": 16, "K": 8} if not imperfect else {"M": 8, "N": 6, "K": 5}
+    )
     arch = load_arch(arch_file(tmp_path, 4, 4, 256, True))
     problem = ts.tile_problem(workload, arch)
     prices = ts.prices_of(arch, problem)
     scanned = []
-    for design in ts.designs(problem):
+    for design in ts.designs(problem, imperfect):
         traffic = ts.glb_traffic(problem, design)
         if traffic.capacity > problem.capacity:
             continue
@@ -169,7 +207,7 @@ def test_search_finds_the_best_of_its_space(objectives, tmp_path):
     front = [
         v for v in scanned if not any(w != v and all(a <= b for a, b in zip(w, v)) for w in scanned)
     ]
-    result = ts.explore_tile_sizes(workload, arch, objectives)
+    result = ts.explore_tile_sizes(workload, arch, objectives, imperfect=imperfect)
     found = sorted(tuple(e.objective_values().values()) for e in result.pareto)
     assert found == sorted({tuple(float(x) for x in v) for v in front})
     for entry, closed in zip(result.pareto, result.closed_forms):
@@ -182,7 +220,9 @@ def test_search_finds_the_best_of_its_space(objectives, tmp_path):
     assert record["complete"] is True
     assert record["candidates"] == record["evaluated"] + record["pruned"]
     # every design of the space whose tiles fit the GLB alone is a candidate
-    alone = [d for d in ts.designs(problem) if ts.glb_traffic(problem, d).footprint <= 256]
+    alone = [
+        d for d in ts.designs(problem, imperfect) if ts.glb_traffic(problem, d).footprint <= 256
+    ]
     assert record["candidates"] == len(alone)
 
 
@@ -211,8 +251,6 @@ def test_refused_inputs(tmp_path):
     good = load_arch(arch_file(tmp_path, 4, 4, 256, False))
     with pytest.raises(InputError, match="ranks by"):
         ts.explore_tile_sizes(workload, good, ("hierarchy",))
-    with pytest.raises(InputError, match="divisor tiles"):
-        ts.explore_tile_sizes(workload, good, ("energy_pj",), imperfect=True)
     mesh = load_arch(Path(__file__).parents[2] / "archs" / "mesh-16x16.yaml")
     with pytest.raises(InputError) as error:
         ts.tile_problem(workload, mesh)
