@@ -14,10 +14,12 @@ ones arrive), so `bound_words >= lower_bound` always.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from tenet.bounds.lower_bound import lower_bound
-from tenet.bounds.snowcat import problem_from_workload, snowcat_at
+from tenet.bounds.problem import problem_from_workload
+from tenet.bounds.snowcat_fast import snowcat_at
 from tenet.errors import InputError
 from tenet.model.levels import LevelTraffic
 from tenet.model.metrics import Analysis
@@ -48,33 +50,73 @@ def bound_words(workload: Workload, level: LevelTraffic) -> tuple[int | None, st
     return words, None
 
 
-def dram_against_bound(workload: Workload, analysis: Analysis) -> dict[str, Any] | None:
-    """The `bound.dram` block: None when no level just inside the outermost has a tile."""
+@dataclass(frozen=True)
+class DramBound:
+    """The `bound.dram` block: the dataflow's backing-store words at the level just inside
+    the outermost (`dataflow_words`; `bound_words` charged as the lower bound's model
+    charges them, None with `note` saying why not), the least Snowcat traffic and the
+    proven lower bound at the capacity its tiles need; ratio = bound_words / lower_bound."""
+
+    level: str
+    above: str
+    capacity_words: int
+    dataflow_words: int
+    bound_words: int | None
+    note: str | None = None
+    snowcat_accesses: int | None = None
+    snowcat_mapping: str | None = None
+    lower_bound: int | None = None
+
+    @property
+    def ratio_to_lower_bound(self) -> float | None:
+        """bound_words / lower_bound (None without both, or with a 0 floor)."""
+        if self.bound_words is None or not self.lower_bound:
+            return None
+        return self.bound_words / self.lower_bound
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of `bound.dram`."""
+        return {
+            "level": self.level,
+            "above": self.above,
+            "capacity_words": self.capacity_words,
+            "dataflow_words": self.dataflow_words,
+            "bound_words": self.bound_words,
+            "snowcat_accesses": self.snowcat_accesses,
+            "snowcat_mapping": self.snowcat_mapping,
+            "lower_bound": self.lower_bound,
+            "ratio_to_lower_bound": self.ratio_to_lower_bound,
+            "note": self.note,
+        }
+
+
+def dram_bound(workload: Workload, analysis: Analysis) -> DramBound | None:
+    """The `bound.dram` comparison: None when no level just inside the outermost has a tile."""
     level = backing_level(analysis)
     if level is None:
         return None
     words, why = bound_words(workload, level)
-    out: dict[str, Any] = {
-        "level": level.name,
-        "above": level.above,
-        "capacity_words": level.capacity_needed,
-        "dataflow_words": level.words,
-        "bound_words": words,
-        "snowcat_accesses": None,
-        "snowcat_mapping": None,
-        "lower_bound": None,
-        "ratio_to_lower_bound": None,
-        "note": why,
-    }
     if words is None:
-        return out
+        return DramBound(
+            level.name, level.above, level.capacity_needed, level.words, None, note=why
+        )
     problem = problem_from_workload(workload)
     point = snowcat_at(problem, level.capacity_needed)
-    floor = lower_bound(problem, level.capacity_needed)
-    out.update(
+    return DramBound(
+        level.name,
+        level.above,
+        level.capacity_needed,
+        level.words,
+        words,
+        note=why,
         snowcat_accesses=point.accesses if point else None,
         snowcat_mapping=point.mapping if point else None,
-        lower_bound=floor,
-        ratio_to_lower_bound=words / floor if floor else None,
+        lower_bound=lower_bound(problem, level.capacity_needed),
     )
-    return out
+
+
+def dram_against_bound(workload: Workload, analysis: Analysis) -> dict[str, Any] | None:
+    """`dram_bound(...).to_dict()`, the `bound.dram` block as JSON (None without a level),
+    for callers that still take a dictionary."""
+    bound = dram_bound(workload, analysis)
+    return bound.to_dict() if bound is not None else None

@@ -12,13 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from tenet.bounds import uneven
-from tenet.bounds.snowcat import Problem, evaluate, mapping_text, pareto_front
+from tenet.bounds import uneven_imperfect, uneven_mapping, uneven_tools
+from tenet.bounds.snowcat import Problem, mapping_front, mapping_text, pareto_front
 
 
 def reference_snowcat_candidates(problem: Problem, bypass: bool, progress: Any):
-    """The points of `front_of(evaluate(...))` as `search_front` candidates."""
-    result = evaluate(problem, bypass, progress)
+    """The points of `front_of(mapping_front(...))` as `search_front` candidates."""
+    result = mapping_front(problem, bypass, progress)
     candidates = []
     for index in result.front.tolist():
 
@@ -28,7 +28,7 @@ def reference_snowcat_candidates(problem: Problem, bypass: bool, progress: Any):
             bypassed = tuple(t.name for t in problem.tensors if t.name not in info["kept"])
             nest = [(r, info["tiles"][r]) for r in order]
             nest += [(r, 1) for r in problem.ranks if info["tiles"][r] > 1]
-            mapping = uneven.UnevenMapping(
+            mapping = uneven_mapping.UnevenMapping(
                 tuple(nest), {name: len(order) for name in info["kept"]}, bypassed
             )
             return info["mapping"], mapping
@@ -41,9 +41,9 @@ def reference_imperfect_candidates(problem: Problem, bypass: bool, sizes: dict, 
     """Imperfect Snowcat over every tiling of the imperfect tiles, every order of its outer
     loops and every keep choice (the unpruned search)."""
     n = len(problem.ranks)
-    dtype = uneven._dtype(problem)
+    dtype = uneven_tools.count_type(problem)
     grids = np.meshgrid(
-        *[np.array(uneven.imperfect_tiles(s), dtype=np.int64) for s in problem.sizes],
+        *[np.array(uneven_imperfect.imperfect_tiles(s), dtype=np.int64) for s in problem.sizes],
         indexing="ij",
     )
     all_tiles = np.stack([g.reshape(-1) for g in grids], axis=1).reshape(-1, n)
@@ -67,7 +67,7 @@ def reference_imperfect_candidates(problem: Problem, bypass: bool, sizes: dict, 
             summed: Any = 1
             for dim in tensor.dims:
                 tile = tile * (1 + sum(abs(a) * (tiles[:, r] - 1) for r, a in enumerate(dim) if a))
-                summed = summed * uneven._dim_words(dim, problem.sizes, counts.T)
+                summed = summed * uneven_imperfect.dim_words(dim, problem.sizes, counts.T)
             tile_words.append(np.broadcast_to(np.asarray(tile, dtype=dtype), (len(picked),)))
             words.append(np.broadcast_to(np.asarray(summed, dtype=dtype), (len(picked),)))
         members = [r for r in range(n) if code >> r & 1]
@@ -104,7 +104,7 @@ def reference_imperfect_candidates(problem: Problem, bypass: bool, sizes: dict, 
                     candidates.append(
                         (
                             *found[-1],
-                            lambda t=chosen, p=position, b=bypassed: uneven._snowcat_point(
+                            lambda t=chosen, p=position, b=bypassed: uneven_imperfect.snowcat_point(
                                 problem, t, p, b
                             ),
                         )

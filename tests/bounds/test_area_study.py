@@ -40,8 +40,11 @@ def test_library_area_constants_by_hand():
     constants = area_constants(None, 40, 16)
     assert constants["mac_area_um2"]["value"] == pytest.approx(MAC_40NM_UM2, rel=1e-12)
     assert constants["byte_area_um2"]["value"] == pytest.approx(BYTE_40NM_UM2, rel=1e-12)
-    # Flags override the library.
-    flagged = area_constants(None, 40, 16, mac_area_um2=500.0, byte_area_um2=0.5)
+    # Given values override the library; their source is the option's name (the command
+    # line passes its flags).
+    given = area_constants(None, 40, 16, mac_area_um2=500.0, byte_area_um2=0.5)
+    assert given["mac_area_um2"] == {"value": 500.0, "unit": "um2", "source": "mac_area_um2"}
+    flagged = area_constants(None, 40, 16, 500.0, 0.5, given=("--mac-area-um2", "--byte-area-um2"))
     assert flagged["mac_area_um2"] == {"value": 500.0, "unit": "um2", "source": "--mac-area-um2"}
     assert area_constants(None, None, 16) is None
 

@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 
-from tenet.bounds import snowcat, uneven
+from tenet.bounds import snowcat_fast, uneven, uneven_imperfect
 from tenet.bounds.lower_bound import lower_bound
 from tenet.bounds.snowcat import (
     best_order,
@@ -95,19 +95,19 @@ def test_exact_python_ints_give_the_same_front(monkeypatch):
     # The object-array path (taken when a charge could reach 2^62) agrees with int64.
     problems = list(random_problems(6, 30))
     expected = [described(snowcat_front(p, True)[0]) for p in problems]
-    snowcat._snowcat_front.cache_clear()
-    monkeypatch.setattr(snowcat, "count_dtype", lambda problem: object)
+    snowcat_fast._snowcat_front.cache_clear()
+    monkeypatch.setattr(snowcat_fast, "count_dtype", lambda problem: object)
     try:
         for problem, front in zip(problems, expected):
             assert described(snowcat_front(problem, True)[0]) == front
     finally:
-        snowcat._snowcat_front.cache_clear()
+        snowcat_fast._snowcat_front.cache_clear()
 
 
 def reference_search(monkeypatch, problem, space, imperfect, bypass):
     with monkeypatch.context() as patch:
-        patch.setattr(uneven, "_snowcat_candidates", reference_snowcat_candidates)
-        patch.setattr(uneven, "_snowcat_imperfect_candidates", reference_imperfect_candidates)
+        patch.setattr(uneven, "snowcat_candidates", reference_snowcat_candidates)
+        patch.setattr(uneven, "snowcat_imperfect_candidates", reference_imperfect_candidates)
         return search_front(problem, space, imperfect, bypass)
 
 
@@ -138,7 +138,7 @@ def test_imperfect_blocks_keep_the_row_order(monkeypatch):
     # Costing the imperfect grid in small blocks changes nothing.
     problem = problem_from_einsum("Z[m,n] += A[m,k] * B[k,n]", {"m": 23, "k": 19, "n": 29})
     whole = search_front(problem, "snowcat", imperfect=True, bypass=True)
-    monkeypatch.setattr(uneven, "IMPERFECT_BLOCK_ROWS", 7)
+    monkeypatch.setattr(uneven_imperfect, "IMPERFECT_BLOCK_ROWS", 7)
     blocked = search_front(problem, "snowcat", imperfect=True, bypass=True)
     assert described(blocked.points) == described(whole.points)
     assert blocked.mappings_evaluated == whole.mappings_evaluated
