@@ -116,6 +116,106 @@ MOVED = {
             "tenet.bounds.fusion_uneven.floor",
         ),
     },
+    "tenet.bounds.snowcat": {
+        **dict.fromkeys(
+            [
+                "BoundTensor",
+                "Problem",
+                "divisors",
+                "pareto_front",
+                "problem_from_einsum",
+                "problem_from_workload",
+            ],
+            "tenet.bounds.problem",
+        ),
+        **dict.fromkeys(
+            [
+                "count_dtype",
+                "least_order_accesses",
+                "best_order",
+                "mapspace_size",
+                "snowcat_front",
+                "snowcat_at",
+            ],
+            "tenet.bounds.snowcat_fast",
+        ),
+        **dict.fromkeys(
+            [
+                "word_count",
+                "area_split",
+                "area_constants",
+                "fused_area_split",
+                "bound_at_capacity",
+                "hierarchy_report",
+            ],
+            "tenet.bounds.capacity",
+        ),
+    },
+    "tenet.bounds.uneven": {
+        **dict.fromkeys(
+            [
+                "Progress",
+                "Chunks",
+                "IMPERFECT_CHAIN_LIMIT",
+                "SEARCH_ROW_LIMIT",
+                "UnevenMapping",
+                "split_chunks",
+                "tensor_fetch",
+                "mapping_cost",
+                "uneven_text",
+                "parse_mapping",
+            ],
+            "tenet.bounds.uneven_mapping",
+        ),
+        **dict.fromkeys(["chain_counts", "rank_chains"], "tenet.bounds.uneven_chains"),
+        **dict.fromkeys(
+            ["imperfect_tiles", "IMPERFECT_BLOCK_ROWS"], "tenet.bounds.uneven_imperfect"
+        ),
+    },
+    "tenet.bounds.chimera": {
+        **dict.fromkeys(
+            [
+                "ChimeraTensor",
+                "ChimeraOp",
+                "chimera_ops",
+                "chain_loops",
+                "chain_sizes",
+                "format_order",
+                "parse_order",
+                "trips",
+                "op_views",
+                "enclosing_loops",
+                "reload_loops",
+                "tensor_users",
+                "held_tensors",
+                "tensor_size",
+                "tile_words",
+                "memory_use",
+                "MODELS",
+                "check_model",
+                "illegal_pairs",
+                "illegal_pair",
+                "algorithm1_loops",
+                "algorithm1_reloads",
+                "evaluate_order",
+                "algorithmic_minimum",
+                "least_memory_use",
+            ],
+            "tenet.bounds.chimera_model",
+        ),
+        **dict.fromkeys(
+            [
+                "gemm_pair_roles",
+                "closed_form_tiles",
+                "tile_candidates",
+                "MAX_CANDIDATE_ORDERS",
+                "OrderClass",
+                "order_classes",
+                "search",
+            ],
+            "tenet.bounds.chimera_search",
+        ),
+    },
 }
 
 
@@ -137,10 +237,11 @@ def test_renamed_functions_keep_their_old_names():
 
 
 def test_renamed_bounds_functions_keep_their_old_names():
-    from tenet.bounds import fusion_uneven
+    from tenet.bounds import fusion_uneven, snowcat
     from tenet.bounds.fusion_uneven import nest
 
     assert fusion_uneven.evaluate is nest.mapping_cost
+    assert snowcat.evaluate is snowcat.mapping_front
 
 
 def test_package_exports_analysis_and_analyze():

@@ -18,36 +18,61 @@ Loops between j* and p do not move X's tile, so it stays put across them. A tile
 changes is fetched whole (no sliding-window saving in this space); Snowcat mappings keep
 Snowcat's own costs, sliding windows included, because every front here is merged with the
 Snowcat front of the same flags.
+
+This module holds the uneven search and the merged front (`search_front`); the mapping and
+its cost (`tenet.bounds.uneven_mapping`), the per-rank tile chains (`uneven_chains`), what
+the searches share (`uneven_tools`) and imperfect Snowcat (`uneven_imperfect`) have modules
+of their own, whose public names this module re-exports.
 """
 
 from __future__ import annotations
 
 import itertools
-import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from math import ceil, isqrt, prod
+from collections.abc import Callable
+from dataclasses import dataclass
+from math import ceil, prod
 from typing import Any
 
 import numpy as np
 
 from tenet.bounds.front import Front, FrontPoint
-from tenet.bounds.snowcat import (
-    BoundTensor,
-    Problem,
-    count_dtype,
-    pareto_front,
-    snowcat_front,
+from tenet.bounds.problem import Problem, pareto_front
+from tenet.bounds.uneven_chains import (
+    chain_counts,
+    counts_matter,
+    imperfect_chains,
+    rank_chains,
+    undominated,
+)
+from tenet.bounds.uneven_imperfect import (
+    IMPERFECT_BLOCK_ROWS,
+    dim_words,
+    imperfect_tiles,
+    snowcat_candidates,
+    snowcat_imperfect_candidates,
+)
+from tenet.bounds.uneven_mapping import (
+    IMPERFECT_CHAIN_LIMIT,
+    SEARCH_ROW_LIMIT,
+    Chunks,
+    Progress,
+    UnevenMapping,
+    mapping_cost,
+    parse_mapping,
+    split_chunks,
+    tensor_fetch,
+    uneven_text,
+    uses,
+)
+from tenet.bounds.uneven_tools import (
+    RunningFront,
+    bypass_cost,
+    count_type,
+    disjoint_dims,
+    keep_choices,
+    unit_coefficients,
 )
 from tenet.errors import InputError
-
-Progress = Callable[[int, int], None] | None
-Chunks = dict[int, int]  # chunk size -> number of chunks of that size
-
-#: Largest number of candidate tile chains per rank that the imperfect search enumerates.
-IMPERFECT_CHAIN_LIMIT = 60_000
-#: Largest number of tile-chain combinations costed for one order of the tensors.
-SEARCH_ROW_LIMIT = 60_000_000
 
 
 @dataclass
@@ -72,308 +97,6 @@ class SpaceFront:
             "mappings_evaluated": self.mappings_evaluated,
             "pareto": self.front.to_json(),
         }
-
-
-@dataclass
-class UnevenMapping:
-    """A loop nest: (rank, tile) outermost first, each kept tensor's position (loops above
-    its tile), and the bypassed tensors."""
-
-    loops: tuple[tuple[str, int], ...]
-    positions: dict[str, int]
-    bypassed: tuple[str, ...] = field(default_factory=tuple)
-
-
-# --- chunks and the cost of one mapping -------------------------------------------------------
-
-
-def split_chunks(chunks: Chunks, tile: int) -> Chunks:
-    """Cut every chunk into pieces of `tile`, the last piece of each partial."""
-    out: Chunks = {}
-    for size, count in chunks.items():
-        full, rest = divmod(size, tile)
-        if full:
-            out[tile] = out.get(tile, 0) + count * full
-        if rest:
-            out[rest] = out.get(rest, 0) + count
-    return out
-
-
-def _uses(tensor: BoundTensor, rank: int) -> bool:
-    return any(dim[rank] for dim in tensor.dims)
-
-
-def tensor_fetch(
-    problem: Problem, loops: Sequence[tuple[int, int]], tensor: BoundTensor, position: int
-) -> tuple[int, int]:
-    """(tile words, words fetched) of `tensor` held below loops[:position] ((rank index, tile)
-    pairs): Σ over iterations of the loops down to the innermost indexing one of the tile."""
-    n = len(problem.ranks)
-    chunks: list[Chunks] = [{s: 1} for s in problem.sizes]
-    ranges = list(problem.sizes)
-    at_last_index: list[Chunks] | None = None
-    for rank, tile in loops[:position]:
-        chunks[rank] = split_chunks(chunks[rank], tile)
-        ranges[rank] = min(ranges[rank], tile)
-        if _uses(tensor, rank):
-            at_last_index = [dict(c) for c in chunks]
-    tile = problem.extent(tensor, ranges)
-    if at_last_index is None:
-        return tile, tile
-    mine = [r for r in range(n) if _uses(tensor, r)]
-    replays = prod(sum(at_last_index[r].values()) for r in range(n) if r not in mine)
-    fetched = 0
-    for combo in itertools.product(*(at_last_index[r].items() for r in mine)):
-        sizes = list(ranges)
-        count = 1
-        for r, (size, many) in zip(mine, combo):
-            sizes[r] = size
-            count *= many
-        fetched += count * problem.extent(tensor, sizes)
-    return tile, fetched * replays
-
-
-def _rank_index(problem: Problem, name: str, text: str) -> int:
-    if name not in problem.ranks:
-        raise InputError(f"unknown rank {name!r} in mapping {text!r}", "mapping")
-    return problem.ranks.index(name)
-
-
-def _indexed_loops(problem: Problem, mapping: UnevenMapping) -> list[tuple[int, int]]:
-    loops = []
-    for name, tile in mapping.loops:
-        rank = _rank_index(problem, name, name)
-        if tile < 1:
-            raise InputError(f"loop {name} has tile {tile} (must be >= 1)", "mapping")
-        loops.append((rank, tile))
-    return loops
-
-
-def mapping_cost(problem: Problem, mapping: UnevenMapping | str) -> tuple[int, int]:
-    """(buffer words, backing-store words) of one explicit uneven mapping (exact ints)."""
-    if isinstance(mapping, str):
-        mapping = parse_mapping(problem, mapping)
-    loops = _indexed_loops(problem, mapping)
-    buffer = accesses = 0
-    for tensor in problem.tensors:
-        if tensor.name in mapping.bypassed:
-            accesses += (2 * problem.macs - problem.size(tensor)) if tensor.output else problem.macs
-            continue
-        if tensor.name not in mapping.positions:
-            raise InputError(f"tensor {tensor.name} has no position in the mapping", "mapping")
-        position = mapping.positions[tensor.name]
-        if not 0 <= position <= len(loops):
-            raise InputError(f"position of {tensor.name} is outside the nest", "mapping")
-        tile, fetched = tensor_fetch(problem, loops, tensor, position)
-        buffer += tile
-        accesses += 2 * fetched - problem.size(tensor) if tensor.output else fetched
-    return buffer, accesses
-
-
-# --- mapping text ------------------------------------------------------------------------------
-
-
-def uneven_text(problem: Problem, mapping: UnevenMapping) -> str:
-    """`[A] n:64 [B] m:64 [Z] k:64`: tensors at their positions, loops as rank:trips, or
-    rank:trips(tile) when the tile does not divide the chunk it walks (last piece partial)."""
-    at: dict[int, list[str]] = {}
-    for name, position in mapping.positions.items():
-        at.setdefault(position, []).append(name)
-    order = [t.name for t in problem.tensors]
-    chunks: dict[str, Chunks] = {r: {s: 1} for r, s in zip(problem.ranks, problem.sizes)}
-    words = []
-    for index, (rank, tile) in enumerate([*mapping.loops, (None, None)]):
-        for name in sorted(at.get(index, []), key=order.index):
-            words.append(f"[{name}]")
-        if rank is None:
-            break
-        parent = chunks[rank]
-        trips = ceil(max(parent) / tile)
-        even = all(size % tile == 0 for size in parent)
-        words.append(f"{rank}:{trips}" if even else f"{rank}:{trips}({tile})")
-        chunks[rank] = split_chunks(parent, tile)
-    text = " ".join(words) or "(no loops)"
-    if mapping.bypassed:
-        text += " | bypass " + ",".join(mapping.bypassed)
-    return text
-
-
-_TOKEN = re.compile(
-    r"\[(?P<tensor>[^\]]+)\]|(?P<rank>[A-Za-z_]\w*):(?P<trips>\d+)(?:\((?P<tile>\d+)\))?"
-)
-
-
-def parse_mapping(problem: Problem, text: str) -> UnevenMapping:
-    """The inverse of `uneven_text`: `[A] n:64 [B] m:64 [Z] k:64 | bypass X`."""
-    body, _, bypass = text.partition("|")
-    bypassed = tuple(b.strip() for b in bypass.replace("bypass", "", 1).split(",") if b.strip())
-    names = {t.name for t in problem.tensors}
-    chunks: dict[str, Chunks] = {r: {s: 1} for r, s in zip(problem.ranks, problem.sizes)}
-    loops: list[tuple[str, int]] = []
-    positions: dict[str, int] = {}
-    rest = body.strip()
-    while rest:
-        match = _TOKEN.match(rest)
-        if not match:
-            raise InputError(f"cannot read {rest.split()[0]!r} in mapping {text!r}", "mapping")
-        rest = rest[match.end() :].lstrip()
-        if match["tensor"]:
-            if match["tensor"] not in names:
-                raise InputError(f"unknown tensor {match['tensor']!r} in {text!r}", "mapping")
-            positions[match["tensor"]] = len(loops)
-            continue
-        rank, trips = match["rank"], int(match["trips"])
-        _rank_index(problem, rank, text)
-        parent = max(chunks[rank])
-        if match["tile"]:
-            tile = int(match["tile"])
-        elif trips and parent % trips == 0:
-            tile = parent // trips
-        else:
-            raise InputError(
-                f"{rank}:{trips} does not divide {rank}'s chunk of {parent} "
-                f"(write {rank}:{trips}(TILE))",
-                "mapping",
-            )
-        chunks[rank] = split_chunks(chunks[rank], tile)
-        loops.append((rank, tile))
-    for name in bypassed:
-        if name not in names:
-            raise InputError(f"unknown tensor {name!r} in {text!r}", "mapping")
-    return UnevenMapping(tuple(loops), positions, bypassed)
-
-
-# --- per-rank tile chains ---------------------------------------------------------------------
-
-
-def _divisor_chains(size: int, length: int) -> list[tuple[int, ...]]:
-    """v_1 | v_2 | ... | v_length | size (perfect tiles: every level divides the next)."""
-    if length == 0:
-        return [()]
-    out = []
-    for top in (d for d in range(1, size + 1) if size % d == 0):
-        for inner in _divisor_chains(top, length - 1):
-            out.append((*inner, top))
-    return out
-
-
-def chain_counts(size: int, values: Sequence[int]) -> list[int]:
-    """Chunks at each level of a chain v_1 <= ... <= v_m <= size, levels cut outermost first."""
-    levels = sorted({v for v in values if v < size}, reverse=True)
-    chunks: Chunks = {size: 1}
-    count = {size: 1}
-    for level in levels:
-        chunks = split_chunks(chunks, level)
-        count[level] = sum(chunks.values())
-    return [count[v] for v in values]
-
-
-def _undominated(columns: np.ndarray) -> np.ndarray:
-    """Indices of the rows that no other row matches or beats in every column (of equal
-    rows the first is kept)."""
-    order = np.lexsort(columns.T[::-1])
-    kept: list[int] = []
-    block = np.zeros((0, columns.shape[1]), dtype=columns.dtype)
-    for index in order.tolist():
-        row = columns[index]
-        if len(block) and np.any(np.all(block <= row, axis=1)):
-            continue
-        kept.append(index)
-        block = np.vstack([block, row[None, :]])
-    return np.array(sorted(kept), dtype=np.int64)
-
-
-def rank_chains(size: int, length: int, imperfect: bool) -> np.ndarray:
-    """Candidate (v_1..v_m, N_1..N_m) of one rank held by m tensors (innermost first).
-
-    Perfect: divisor chains, N = size / v. Imperfect: every v_1 <= ... <= v_m in 1..size
-    with N counted by cutting the distinct levels outermost first."""
-    if length == 0:
-        return np.zeros((1, 0), dtype=np.int64)
-    if not imperfect:
-        chains = _divisor_chains(size, length)
-        return np.array([(*c, *(size // v for v in c)) for c in chains], dtype=np.int64)
-    total = prod(range(size, size + length)) // prod(range(1, length + 1))
-    if total > IMPERFECT_CHAIN_LIMIT:
-        raise InputError(
-            f"a rank of size {size} held by {length} tensors has {total:,} imperfect tile "
-            f"chains; the exhaustive imperfect search takes at most {IMPERFECT_CHAIN_LIMIT:,}",
-            "--imperfect",
-        )
-    rows = [
-        (*c, *chain_counts(size, c))
-        for c in itertools.combinations_with_replacement(range(1, size + 1), length)
-    ]
-    return np.array(rows, dtype=np.int64)
-
-
-def _imperfect_chains(size: int, matter: tuple[bool, ...]) -> np.ndarray:
-    """Imperfect chains of one rank whose chunk counts matter only at the slots `matter`
-    marks (every coefficient 0 or ±1), without the chains that one of these beats:
-
-    * a slot j >= 1 whose N_j does not matter takes the level of slot j-1: its tile shrinks
-      and a level fewer leaves no more chunks at the levels inside (ceil((a+b)/t) <=
-      ceil(a/t) + ceil(b/t)), while the levels outside do not change;
-    * slot 0 whose N_0 does not matter takes level 1 (smallest tile, no level inside);
-    * the innermost slot whose N matters has only levels inside it that are 1, so of the
-      levels with the same chunk count (given the levels outside) the smallest is best.
-    Other slots whose N matters take every level up to the one outside them."""
-    m = len(matter)
-    if m == 0:
-        return np.zeros((1, 0), dtype=np.int64)
-    free = [j for j in range(m) if matter[j]]
-    # outer free slots take every level, the innermost one about 2 sqrt(R) (the distinct
-    # values of ceil(R / v)); only used to refuse searches that would be too long
-    estimate = size ** max(0, len(free) - 1) * (2 * isqrt(size) + 2 if free else 1)
-    if estimate > IMPERFECT_CHAIN_LIMIT:
-        raise InputError(
-            f"a rank of size {size} has about {estimate:,} imperfect tile chains; the "
-            f"exhaustive imperfect search takes at most {IMPERFECT_CHAIN_LIMIT:,}",
-            "--imperfect",
-        )
-    rows: list[tuple[int, ...]] = []
-
-    def finish(levels: dict[int, int]) -> None:
-        values = []
-        for j in range(m):
-            values.append(levels[j] if j in levels else (values[j - 1] if j else 1))
-        rows.append((*values, *chain_counts(size, values)))
-
-    def choose(k: int, chunks: Chunks, outside: int, levels: dict[int, int]) -> None:
-        if k < 0:
-            finish(levels)
-            return
-        slot = free[k]
-        if k == 0:
-            steps = np.arange(1, outside + 1)
-            counts = sum(c * (-(-s // steps)) for s, c in chunks.items())
-            keep = np.ones(len(steps), dtype=bool)
-            keep[1:] = counts[1:] != counts[:-1]
-            candidates = steps[keep].tolist()
-        else:
-            candidates = range(1, outside + 1)
-        for level in candidates:
-            choose(k - 1, split_chunks(chunks, level), level, {**levels, slot: level})
-
-    choose(len(free) - 1, {size: 1}, size, {})
-    return np.array(rows, dtype=np.int64).reshape(-1, 2 * m)
-
-
-def _counts_matter(
-    problem: Problem, order: tuple[int, ...], slots: list[int], rank: int
-) -> tuple[bool, ...]:
-    """For each slot j of the rank: whether its chunk count N_j can change a cost. N_j is
-    the replay factor of the tensors between slot j-1 and slot j that do not use the rank,
-    and enters the words summed over the slot's own chunks only through a dimension that
-    mixes ranks (for |a| = 1 alone in its dimension, the chunks' words add up to R)."""
-    out = []
-    for previous, slot in zip([-1, *slots[:-1]], slots):
-        between = any(not _uses(problem.tensors[order[i]], rank) for i in range(previous + 1, slot))
-        own = problem.tensors[order[slot]]
-        dims = [dim for dim in own.dims if dim[rank]]
-        mixed = len(dims) > 1 or any(sum(1 for a in dim if a) > 1 for dim in dims)
-        out.append(between or mixed)
-    return tuple(out)
 
 
 # --- the uneven search ------------------------------------------------------------------------
@@ -403,64 +126,8 @@ def _counts_matter(
 # 4. When every coefficient is 0 or ±1, costs do not decrease in any level v_j (tiles) or
 #    chunk count N_j (replays; a dimension's words summed over its chunks,
 #    Σ_r (R_r - N_r) ∏_{r' != r} N_r' + ∏_r N_r, does not decrease in any N_r). A rank's
-#    chain whose v and relevant N (_counts_matter) are all >= another's is therefore no
-#    better at any choice of the other ranks, and is dropped (_undominated).
-
-
-def _unit_coefficients(problem: Problem) -> bool:
-    return all(abs(a) <= 1 for t in problem.tensors for dim in t.dims for a in dim)
-
-
-def _disjoint_dims(tensor: BoundTensor) -> bool:
-    seen: set[int] = set()
-    for dim in tensor.dims:
-        ranks = {r for r, a in enumerate(dim) if a}
-        if ranks & seen:
-            return False
-        seen |= ranks
-    return True
-
-
-def _bypass_cost(problem: Problem, tensor: BoundTensor, sizes: dict[str, int]) -> int:
-    return 2 * problem.macs - sizes[tensor.name] if tensor.output else problem.macs
-
-
-def _dtype(problem: Problem) -> Any:
-    """int64 when no cost or partial product can reach 2^62, else exact Python objects
-    (snowcat.count_dtype states the bound)."""
-    return count_dtype(problem)
-
-
-class _RunningFront:
-    """The best accesses found so far at each buffer size (a step function), to drop rows
-    that a known point already beats before the exact Pareto sort."""
-
-    def __init__(self) -> None:
-        self.buffer = np.zeros(0, dtype=np.int64)
-        self.accesses = np.zeros(0, dtype=object)
-
-    def add(self, points: list[tuple[int, int]]) -> None:
-        merged = sorted([*zip(self.buffer.tolist(), self.accesses.tolist()), *points])
-        keep, best = [], None
-        for b, a in merged:
-            if best is None or a < best:
-                keep.append((b, a))
-                best = a
-        self.buffer = np.array([b for b, _ in keep], dtype=np.int64)
-        self.accesses = np.array([a for _, a in keep], dtype=object)
-
-    def survivors(self, buffer: np.ndarray, accesses: np.ndarray) -> np.ndarray:
-        """Rows not strictly beaten: accesses <= the front's value at their buffer size."""
-        if not len(self.buffer):
-            return np.arange(len(buffer))
-        at = np.searchsorted(self.buffer, buffer.astype(np.int64), side="right") - 1
-        if accesses.dtype == object:
-            limit = np.where(at >= 0, self.accesses[np.maximum(at, 0)], None)
-            keep = [i for i, (a, c) in enumerate(zip(accesses, limit)) if c is None or a <= c]
-            return np.array(keep, dtype=np.int64)
-        ceiling = np.array([min(a, 2**62) for a in self.accesses.tolist()], dtype=np.int64)
-        limit = np.where(at >= 0, ceiling[np.maximum(at, 0)], np.iinfo(np.int64).max)
-        return np.nonzero(accesses <= limit)[0]
+#    chain whose v and relevant N (counts_matter) are all >= another's is therefore no
+#    better at any choice of the other ranks, and is dropped (undominated).
 
 
 @dataclass
@@ -508,7 +175,7 @@ def _chain_costs(
             ranks = [r for r, a in enumerate(dim) if a]
             tile = tile * (1 + sum(abs(dim[r]) * (level[r] - 1) for r in ranks))
             if imperfect:
-                words = words * _dim_words(dim, problem.sizes, count)
+                words = words * dim_words(dim, problem.sizes, count)
         if not imperfect:
             words = tile * prod((count[r] for r in count), start=1)
         fetched = words * replays
@@ -544,19 +211,12 @@ def _chain_mapping(
     for i in reversed(range(k)):
         tensor = problem.tensors[chain.kept[i]]
         moved = [r for r in range(n) if rho[i][r] < current[r]]
-        moved.sort(key=lambda r: _uses(tensor, r))
+        moved.sort(key=lambda r: uses(tensor, r))
         loops += [(problem.ranks[r], rho[i][r]) for r in moved]
         positions[tensor.name] = len(loops)
         current = rho[i]
     loops += [(problem.ranks[r], 1) for r in range(n) if current[r] > 1]
     return UnevenMapping(tuple(loops), positions, bypassed)
-
-
-def _keep_choices(problem: Problem, bypass: bool) -> list[tuple[int, ...]]:
-    everything = tuple(range(len(problem.tensors)))
-    if not bypass:
-        return [everything]
-    return [tuple(t for t in everything if keep >> t & 1) for keep in range(1 << len(everything))]
 
 
 def _uneven_chains(
@@ -566,27 +226,28 @@ def _uneven_chains(
     a one-line error when the search would be too large."""
     if imperfect:
         for t in problem.tensors:
-            if not _disjoint_dims(t):
+            if not disjoint_dims(t):
                 raise InputError(
-                    f"imperfect tiles need each rank in one dimension of {t.name}", "--imperfect"
+                    f"imperfect tiles need each rank in one dimension of {t.name}",
+                    option="imperfect",
                 )
-    prune = _unit_coefficients(problem)
+    prune = unit_coefficients(problem)
     n = len(problem.ranks)
     tables: dict[tuple[int, int], np.ndarray] = {}
     cache: dict[tuple[int, int, tuple[bool, ...] | None], np.ndarray] = {}
     chains = []
-    for kept in _keep_choices(problem, bypass):
+    for kept in keep_choices(problem, bypass):
         for order in itertools.permutations(kept):
             slots = [
-                [i for i, t in enumerate(order) if _uses(problem.tensors[t], r)] for r in range(n)
+                [i for i, t in enumerate(order) if uses(problem.tensors[t], r)] for r in range(n)
             ]
             options = []
             for r in range(n):
                 size, length = problem.sizes[r], len(slots[r])
-                matter = _counts_matter(problem, order, slots[r], r) if prune else None
+                matter = counts_matter(problem, order, slots[r], r) if prune else None
                 if (size, length, matter) not in cache:
                     if imperfect and matter is not None:
-                        table = _imperfect_chains(size, matter)
+                        table = imperfect_chains(size, matter)
                     else:
                         if (size, length) not in tables:
                             tables[size, length] = rank_chains(size, length, imperfect)
@@ -596,7 +257,7 @@ def _uneven_chains(
                             *range(length),
                             *(length + j for j in range(length) if matter[j]),
                         ]
-                        table = table[_undominated(table[:, columns])]
+                        table = table[undominated(table[:, columns])]
                     cache[size, length, matter] = table
                 options.append(cache[size, length, matter])
             chains.append((kept, _Chain(order, options, slots)))
@@ -606,7 +267,7 @@ def _uneven_chains(
             f"the {'imperfect ' if imperfect else ''}uneven search would cost {largest:,} "
             f"tile combinations per tensor order (at most {SEARCH_ROW_LIMIT:,}); "
             "use smaller ranks",
-            "--imperfect" if imperfect else "--space",
+            option="imperfect" if imperfect else "space",
         )
     return chains
 
@@ -617,16 +278,16 @@ def _uneven_candidates(
     imperfect: bool,
     sizes: dict[str, int],
     progress: Progress,
-    known: _RunningFront,
+    known: RunningFront,
 ) -> tuple[list[tuple[int, int, Callable[[], UnevenMapping]]], int]:
     """Front candidates of the per-tensor placement search and the combinations costed."""
-    dtype = _dtype(problem)
+    dtype = count_type(problem)
     candidates: list[tuple[int, int, Callable[[], UnevenMapping]]] = []
     evaluated = 0
     for done, (kept, whole) in enumerate(chains):
         bypassed = tuple(t.name for i, t in enumerate(problem.tensors) if i not in kept)
         extra = sum(
-            _bypass_cost(problem, problem.tensors[i], sizes)
+            bypass_cost(problem, problem.tensors[i], sizes)
             for i in range(len(problem.tensors))
             if i not in kept
         )
@@ -665,211 +326,6 @@ def _blocks(chain: _Chain, rows: int = 1 << 21) -> list[_Chain]:
         options[r] = options[r][start : start + step]
         out.append(_Chain(chain.kept, options, chain.slots))
     return out
-
-
-# --- Snowcat with imperfect tiles -------------------------------------------------------------
-
-
-def imperfect_tiles(size: int) -> list[int]:
-    """Tiles t = ceil(R/q), q = 1..R: the smallest tile with q pieces. A single level with q
-    pieces costs the same fetched words for every such t (Σ chunks = R, N = q) and its box
-    grows with t, so no other tile of a one-level split is on a front (exact)."""
-    return sorted({ceil(size / q) for q in range(1, size + 1)})
-
-
-def _dim_words(dim: tuple[int, ...], sizes: list[int], count: Any) -> Any:
-    """Words of one dimension summed over all its chunk combinations (Σ c_r = R_r):
-    Σ_r |a_r| (R_r - N_r) ∏_{r' != r} N_r' + ∏_r N_r, with N_r = count[r]."""
-    ranks = [r for r, a in enumerate(dim) if a]
-    return sum(
-        abs(dim[r]) * (sizes[r] - count[r]) * prod((count[q] for q in ranks if q != r), start=1)
-        for r in ranks
-    ) + prod((count[r] for r in ranks), start=1)
-
-
-def _count_matters(tensor: BoundTensor, rank: int) -> bool:
-    """Whether the words of the tensor summed over its chunk combinations (`_dim_words`)
-    change with the rank's chunk count N: only through a dimension that holds the rank with
-    |a| != 1 or together with other ranks (alone with |a| = 1, its chunks' words add up to R)."""
-    return any(
-        dim[rank] and (abs(dim[rank]) != 1 or sum(1 for a in dim if a) > 1) for dim in tensor.dims
-    )
-
-
-def _replayed_by(problem: Problem, order: Sequence[int], kept: Sequence[int]) -> list[list[int]]:
-    """For each kept tensor, the ranks of the loops above its innermost indexing loop that
-    do not index it: their chunk counts multiply its fetched words."""
-    out = []
-    for i in kept:
-        tensor = problem.tensors[i]
-        mine = [j for j, r in enumerate(order) if _uses(tensor, r)]
-        before = order[: mine[-1] + 1] if mine else ()
-        out.append([r for r in before if not _uses(tensor, r)])
-    return out
-
-
-#: Rows of tilings costed at once by the imperfect Snowcat search (memory stays bounded).
-IMPERFECT_BLOCK_ROWS = 1 << 20
-
-
-def _tile_blocks(options: list[list[int]], rows: int | None = None):
-    """The tilings of `options` (one list of tiles per rank), C order, in blocks of at most
-    about `rows` rows (IMPERFECT_BLOCK_ROWS): cut along the outermost rank with several
-    options, which keeps the order of the rows."""
-    rows = rows or IMPERFECT_BLOCK_ROWS
-    total = prod(len(o) for o in options)
-    if total <= rows:
-        grids = np.meshgrid(*[np.array(o, dtype=np.int64) for o in options], indexing="ij")
-        yield np.stack([g.reshape(-1) for g in grids], axis=1).reshape(-1, len(options))
-        return
-    r = next(k for k, o in enumerate(options) if len(o) > 1)
-    step = max(1, rows // (total // len(options[r])))
-    for start in range(0, len(options[r]), step):
-        part = list(options)
-        part[r] = options[r][start : start + step]
-        yield from _tile_blocks(part, rows)
-
-
-def _snowcat_imperfect_candidates(
-    problem: Problem, bypass: bool, sizes: dict[str, int], known: _RunningFront
-) -> tuple[list[tuple[int, int, Callable[[], Any]]], int]:
-    """Snowcat mappings (one tile per rank, all tensors at one position, any order of the
-    outer loops) with imperfect tiles, costed by the rule above.
-
-    For one set of ranks with outer loops and one order of them, tensor X's innermost
-    indexing loop is the last of its ranks in the order, so it fetches the words of its
-    chunks times the chunk counts of the other ranks whose loops come before that one.
-
-    Pruning (exact, fronts and ties unchanged): for one set of outer ranks, order and kept
-    set, the accesses depend on the tiles only through the chunk counts N_r = ceil(R_r/t_r),
-    and the buffer does not decrease in any tile. A rank whose N_r enters no kept tensor's
-    charge (no replay, `_count_matters` false) therefore takes only its smallest tile with
-    an outer loop, t_r = 1: every other tile has the same accesses and a buffer at least as
-    large, and comes later in the rows (tiles ascend), so `pareto_front` would keep tile 1 on
-    a tie anyway. Two orders of the same outer ranks and kept set whose kept tensors are
-    replayed by the same ranks give the same rows (the same options, the same charges), so
-    only the first, whose points `_merge` would prefer on every tie, is costed. The rows
-    counted in the returned total are those costed."""
-    for t in problem.tensors:
-        if not _disjoint_dims(t):
-            raise InputError(
-                f"imperfect tiles need each rank in one dimension of {t.name}", "--imperfect"
-            )
-    n = len(problem.ranks)
-    dtype = _dtype(problem)
-    choices = [imperfect_tiles(s) for s in problem.sizes]
-    keeps = _keep_choices(problem, bypass)
-    candidates: list[tuple[int, int, Callable[[], Any]]] = []
-    evaluated = 0
-    for code in range(1 << n):
-        members = [r for r in range(n) if code >> r & 1]
-        if any(problem.sizes[r] == 1 for r in members):
-            continue  # a rank of size 1 has no outer loop
-        seen: set[tuple] = set()
-        for order in itertools.permutations(members):
-            for kept in keeps:
-                replayed = _replayed_by(problem, order, kept)
-                if (kept, *(tuple(sorted(r)) for r in replayed)) in seen:
-                    continue  # the same rows as an earlier order: only ties, never kept
-                seen.add((kept, *(tuple(sorted(r)) for r in replayed)))
-                matters = {r for ranks in replayed for r in ranks}
-                matters |= {
-                    r for i in kept for r in members if _count_matters(problem.tensors[i], r)
-                }
-                options = [
-                    ([t for t in choices[r] if t < problem.sizes[r]] if r in matters else [1])
-                    if code >> r & 1
-                    else [problem.sizes[r]]
-                    for r in range(n)
-                ]
-                extra = sum(
-                    _bypass_cost(problem, t, sizes)
-                    for i, t in enumerate(problem.tensors)
-                    if i not in kept
-                )
-                bypassed = tuple(t.name for i, t in enumerate(problem.tensors) if i not in kept)
-                position = [order.index(r) if r in order else n for r in range(n)]
-                for block in _tile_blocks(options):
-                    tiles = block.astype(dtype)
-                    counts = (-(-np.array(problem.sizes, dtype=np.int64)[None, :] // block)).astype(
-                        dtype
-                    )
-                    rows = len(block)
-                    buffer: Any = np.zeros(rows, dtype)
-                    accesses: Any = np.zeros(rows, dtype)
-                    for i, replays in zip(kept, replayed):
-                        tensor = problem.tensors[i]
-                        tile: Any = 1
-                        summed: Any = 1
-                        for dim in tensor.dims:
-                            tile = tile * (
-                                1 + sum(abs(a) * (tiles[:, r] - 1) for r, a in enumerate(dim) if a)
-                            )
-                            summed = summed * _dim_words(dim, problem.sizes, counts.T)
-                        moved = summed * prod((counts[:, r] for r in replays), start=1)
-                        if tensor.output:
-                            moved = 2 * moved - sizes[tensor.name]
-                        buffer = buffer + tile
-                        accesses = accesses + moved
-                    buffer = np.broadcast_to(np.asarray(buffer, dtype=dtype), (rows,))
-                    accesses = np.broadcast_to(np.asarray(accesses, dtype=dtype), (rows,)) + extra
-                    evaluated += rows
-                    survive = known.survivors(buffer, accesses)
-                    found = []
-                    for row in survive[pareto_front(buffer[survive], accesses[survive])].tolist():
-                        found.append((int(buffer[row]), int(accesses[row])))
-                        chosen = block[row].tolist()
-                        candidates.append(
-                            (
-                                *found[-1],
-                                lambda t=chosen, p=position, b=bypassed: _snowcat_point(
-                                    problem, t, p, b
-                                ),
-                            )
-                        )
-                    known.add(found)
-    return candidates, evaluated
-
-
-def _snowcat_point(
-    problem: Problem, tiles: list[int], position: list[int], bypassed: tuple[str, ...]
-) -> tuple[str, UnevenMapping]:
-    n = len(problem.ranks)
-    order = sorted((r for r in range(n) if position[r] < n), key=lambda r: position[r])
-    loops = " ".join(f"{problem.ranks[r]}1={ceil(problem.sizes[r] / tiles[r])}" for r in order)
-    text = f"outer {loops or '(none)'} | tile " + " ".join(
-        f"{r}0={t}" for r, t in zip(problem.ranks, tiles)
-    )
-    if bypassed:
-        text += " | bypass " + ",".join(bypassed)
-    nest = [(problem.ranks[r], tiles[r]) for r in order]
-    nest += [(problem.ranks[r], 1) for r in range(n) if tiles[r] > 1]
-    kept = [t.name for t in problem.tensors if t.name not in bypassed]
-    return text, UnevenMapping(tuple(nest), {name: len(order) for name in kept}, bypassed)
-
-
-def _snowcat_candidates(
-    problem: Problem, bypass: bool, progress: Progress
-) -> tuple[list[tuple[int, int, Callable[[], Any]]], int]:
-    """Today's Snowcat front (snowcat.snowcat_front, the points of `evaluate`), its points
-    costed as Snowcat costs them."""
-    front, mappings = snowcat_front(problem, bypass, progress)
-    candidates = []
-    for point in front:
-
-        def build(p: FrontPoint = point) -> tuple[str, UnevenMapping]:
-            info = p.detail
-            order = info["order"]
-            bypassed = tuple(t.name for t in problem.tensors if t.name not in info["kept"])
-            nest = [(r, info["tiles"][r]) for r in order]
-            nest += [(r, 1) for r in problem.ranks if info["tiles"][r] > 1]
-            mapping = UnevenMapping(
-                tuple(nest), {name: len(order) for name in info["kept"]}, bypassed
-            )
-            return p.mapping, mapping
-
-        candidates.append((point.buffer, point.accesses, build))
-    return candidates, mappings
 
 
 # --- fronts -----------------------------------------------------------------------------------
@@ -932,7 +388,7 @@ def search_front(
     space's front is merged with the Snowcat front of the same bypass flag, so it is never
     above it. `progress(done, total)` counts search steps."""
     if space not in ("snowcat", "uneven"):
-        raise InputError(f"unknown mapping space {space!r} (snowcat or uneven)", "--space")
+        raise InputError(f"unknown mapping space {space!r} (snowcat or uneven)", option="space")
     sizes = {t.name: problem.size(t) for t in problem.tensors}
     chains = _uneven_chains(problem, imperfect, bypass) if space == "uneven" else []
     # The uneven chains already price every imperfect Snowcat mapping by the same rule, so
@@ -940,14 +396,14 @@ def search_front(
     snowcat_imperfect = imperfect and space == "snowcat"
     total = 1 + int(snowcat_imperfect) + len(chains)
     tagged: list[tuple[int, int, Callable[[], Any], str]] = []
-    found, evaluated = _snowcat_candidates(problem, bypass, None)
+    found, evaluated = snowcat_candidates(problem, bypass, None)
     tagged += [(b, a, make, "snowcat") for b, a, make in found]
     if progress:
         progress(1, total)
-    known = _RunningFront()
+    known = RunningFront()
     known.add([(b, a) for b, a, _, _ in tagged])
     if snowcat_imperfect:
-        found, count = _snowcat_imperfect_candidates(problem, bypass, sizes, known)
+        found, count = snowcat_imperfect_candidates(problem, bypass, sizes, known)
         tagged += [(b, a, make, "snowcat-imperfect") for b, a, make in found]
         known.add([(b, a) for b, a, _ in found])
         evaluated += count
@@ -976,3 +432,23 @@ def search_front(
         detail = _detail(problem, mapping, "uneven" if source == "uneven" else "snowcat", rule)
         points.append(FrontPoint(buffer, accesses, text, detail))
     return SpaceFront(space, imperfect, bypass, evaluated, points)
+
+
+__all__ = [
+    "IMPERFECT_BLOCK_ROWS",
+    "IMPERFECT_CHAIN_LIMIT",
+    "SEARCH_ROW_LIMIT",
+    "Chunks",
+    "Progress",
+    "SpaceFront",
+    "UnevenMapping",
+    "chain_counts",
+    "imperfect_tiles",
+    "mapping_cost",
+    "parse_mapping",
+    "rank_chains",
+    "search_front",
+    "split_chunks",
+    "tensor_fetch",
+    "uneven_text",
+]

@@ -685,7 +685,7 @@ def test_parse_order_forms():
 def test_bad_orders(small, text, message):
     with pytest.raises(InputError, match=message) as info:
         evaluate_order(small, text)
-    assert info.value.key == "--order"
+    assert info.value.option == "order"
 
 
 def test_long_loop_names_need_commas():
@@ -713,7 +713,7 @@ def test_reduction_outside_the_intermediate_is_illegal(small, model):
     # before it is complete.
     with pytest.raises(InputError, match="loop k .* lies outside loop l") as info:
         evaluate_order(small, "mkln", {"k": 2, "l": 3}, model)
-    assert info.value.key == "--order"
+    assert info.value.option == "order"
     # the paper's model evaluates it and warns
     assert len(evaluate_order(small, "mkln", {"k": 2, "l": 3})["warnings"]) == 1
 
@@ -763,7 +763,7 @@ def test_bad_sizes():
 def test_bad_capacities_and_models(small):
     with pytest.raises(InputError, match="at least 3") as info:
         search(small, 2)  # tiles of 1 need one word per tensor of an operator
-    assert info.value.key == "--capacity"
+    assert info.value.option == "capacity"
     with pytest.raises(InputError, match="positive number of words"):
         search(small, 0)
     with pytest.raises(InputError, match="unknown model"):
