@@ -589,7 +589,9 @@ def fuse(
     buffer of a fused segment: `live` (peak live words of its loop nest) or `paper` (the
     published artifact's rule, whose points may be unattainable)."""
     if rule not in ("live", "paper"):
-        raise InputError(f"unknown buffer rule {rule!r} (choose live or paper)", "--buffer-rule")
+        raise InputError(
+            f"unknown buffer rule {rule!r} (choose live or paper)", option="buffer_rule"
+        )
     cache: dict[tuple, Front] = {}
     slopes: dict = {}  # Snowcat slopes, shared by every front below
 

@@ -20,7 +20,7 @@ from tenet.bounds.front import Front
 from tenet.bounds.fusion import FusionResult, algorithmic_minima, chain_ops, fuse
 from tenet.bounds.fusion_uneven import monotone_floors, uneven_front
 from tenet.bounds.snowcat import fused_area_split, hierarchy_report
-from tenet.errors import InputError
+from tenet.errors import InputError, option_ref
 
 Tick = Callable[[int, int], None]
 #: Opens a progress display for one labelled phase and yields its `tick(done, total)`.
@@ -257,16 +257,51 @@ class ChimeraOptions:
     perfect: bool = False
 
 
+@dataclass(frozen=True)
+class ChimeraStudy:
+    """Chimera's answer for a chain: the given order's (`answer`, as
+    `chimera.evaluate_order` gives it), the search's best at a capacity (`found`, as
+    `chimera.search` gives it), or both."""
+
+    answer: dict[str, Any] | None = None
+    found: dict[str, Any] | None = None
+
+    @property
+    def warnings(self) -> list[str]:
+        """The warnings of the answer and of the search's best, in that order."""
+        top = self.answer if self.answer is not None else self.found or {}
+        best = (self.found or {}).get("best") or top.get("best") or {}
+        return [*(top.get("warnings") or ()), *(best.get("warnings") or ())]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON of `tenet fuse --chimera`: one answer, or the order's answer with the
+        search's `best`, `capacity`, `perfect` and `evaluated` added."""
+        if self.answer is None:
+            return dict(self.found or {})
+        if self.found is None:
+            return dict(self.answer)
+        return {
+            **self.answer,
+            "best": self.found["best"],
+            "capacity": self.found["capacity"],
+            "perfect": self.found["perfect"],
+            "evaluated": self.found.get("evaluated"),
+        }
+
+
 def chimera_study(
     chain: Chain, options: ChimeraOptions, progress: ProgressFactory | None = None
-) -> dict[str, Any]:
+) -> ChimeraStudy:
     """Chimera's answer for the chain: `evaluate_order` of the given order, `search` at the
-    capacity, or the order's answer with the search's `best`, `capacity`, `perfect` and
-    `evaluated` added."""
+    capacity, or both."""
     from tenet.bounds import chimera
 
     if options.order is None and options.capacity is None:
-        raise InputError("--chimera needs --order (with optional --tiles) or --capacity", "--order")
+        raise InputError(
+            f"Chimera's model needs {option_ref('order')} (with optional {option_ref('tiles')}) "
+            f"or {option_ref('capacity')}",
+            option="order",
+        )
     phase = progress or (lambda _label: nullcontext(None))
     ops = chimera.chimera_ops([(e.name, e.text) for e in chain.einsums], chain.sizes, chain.source)
     loops = list(dict.fromkeys(r for e in chain.einsums for r in e.ranks))
@@ -277,15 +312,8 @@ def chimera_study(
                 ops, options.capacity, progress=tick, model=options.model, perfect=options.perfect
             )
         if options.order is None:
-            return found
+            return ChimeraStudy(None, found)
     order = chimera.parse_order(options.order, loops)
-    one = chimera.evaluate_order(ops, order, dict(options.tiles), options.model)
-    if found is None:
-        return one
-    return {
-        **one,
-        "best": found["best"],
-        "capacity": found["capacity"],
-        "perfect": found["perfect"],
-        "evaluated": found.get("evaluated"),
-    }
+    return ChimeraStudy(
+        chimera.evaluate_order(ops, order, dict(options.tiles), options.model), found
+    )

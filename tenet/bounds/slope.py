@@ -140,7 +140,7 @@ def at_answer(problem: Problem, front: Front, text: str, word_bits: int) -> dict
 
 
 def bounds_report(result: BoundResult, word_bits: int = 16, at: Sequence[str] = (), **mesas):
-    """The report of today's Snowcat search (`evaluate`); `mesas` as in `slope_report`."""
+    """The report of today's Snowcat search (`mapping_front`); `mesas` as in `slope_report`."""
     return slope_report(
         result.problem,
         front_of(result),
@@ -266,41 +266,57 @@ def search_front_of(
     problem: Problem, options: BoundsOptions, progress: Callable[[int, int], None] | None = None
 ) -> tuple[Front, int]:
     """The front of the chosen space and the number of mappings evaluated (Snowcat's own
-    search, `snowcat_front`, when neither --space uneven nor --imperfect is asked)."""
+    search, `snowcat_front`, when neither the uneven space nor imperfect tiles are asked)."""
     if options.space == "snowcat" and not options.imperfect:
         return snowcat_front(problem, options.bypass, progress)
     searched = search_front(problem, options.space, options.imperfect, options.bypass, progress)
     return space_front(searched), searched.mappings_evaluated
 
 
+@dataclass(frozen=True)
+class BoundsReport:
+    """One space's searched front, with what `tenet bounds` reports about it: `to_dict()`
+    is the slope report (`slope_report`: points with OI, lower bound and gap, lookups,
+    mesas, the area split) and the front between each pair of memory levels."""
+
+    problem: Problem
+    front: Front
+    mappings_evaluated: int
+    options: BoundsOptions
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `tenet bounds` JSON (docs/reference.md)."""
+        problem, options = self.problem, self.options
+        report = slope_report(
+            problem,
+            self.front,
+            self.mappings_evaluated,
+            options.bypass,
+            options.word_bits,
+            options.at,
+            macs_per_cycle=options.macs_per_cycle,
+            bandwidth_gbps=options.bandwidth_gbps,
+            clock_ghz=options.clock_ghz,
+            area_mm2=options.area_mm2,
+            area_constants=options.area_constants,
+            space=options.space,
+            imperfect=options.imperfect,
+        )
+        if options.levels:
+            report["hierarchy"] = hierarchy_report(
+                self.front,
+                options.levels,
+                options.word_bits,
+                problem.macs,
+                options.macs_per_cycle,
+                options.clock_ghz,
+            )
+        return report
+
+
 def search_report(
     problem: Problem, options: BoundsOptions, progress: Callable[[int, int], None] | None = None
-) -> dict[str, Any]:
-    """The `tenet bounds` JSON of one space: the slope report (`slope_report`), the area
-    split's constants with their sources, and the front between each pair of memory levels."""
+) -> BoundsReport:
+    """Search the chosen space (`search_front_of`) and return its `BoundsReport`."""
     front, evaluated = search_front_of(problem, options, progress)
-    report = slope_report(
-        problem,
-        front,
-        evaluated,
-        options.bypass,
-        options.word_bits,
-        options.at,
-        macs_per_cycle=options.macs_per_cycle,
-        bandwidth_gbps=options.bandwidth_gbps,
-        clock_ghz=options.clock_ghz,
-        area_mm2=options.area_mm2,
-        area_constants=options.area_constants,
-        space=options.space,
-        imperfect=options.imperfect,
-    )
-    if options.levels:
-        report["hierarchy"] = hierarchy_report(
-            front,
-            options.levels,
-            options.word_bits,
-            problem.macs,
-            options.macs_per_cycle,
-            options.clock_ghz,
-        )
-    return report
+    return BoundsReport(problem, front, evaluated, options)

@@ -35,5 +35,6 @@ def strategy_templates(strategy: str, count: int) -> list[str]:
     if strategy == "full":
         return ["Full"] * count
     raise InputError(
-        f"unknown strategy {strategy!r} (choose from {', '.join(STRATEGIES)})", "--templates"
+        f"unknown strategy {strategy!r} (choose from {', '.join(STRATEGIES)})",
+        option="templates",
     )

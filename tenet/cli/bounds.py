@@ -11,6 +11,7 @@ from tenet.cli.buffer_flags import (
     add_lookup_flags,
     area_constants_of,
     at_sizes,
+    bounds_flags,
     check_positive_flags,
     check_word_bits,
     load_study_arch,
@@ -146,6 +147,12 @@ def options_of(args: argparse.Namespace) -> tuple[BoundsOptions, object]:
 
 
 def run(args: argparse.Namespace) -> int:
+    with bounds_flags():
+        return run_bounds(args)
+
+
+def run_bounds(args: argparse.Namespace) -> int:
+    """`tenet bounds`: the front of one space, or every space (`--compare-spaces`)."""
     from tenet.bounds.slope import search_report
     from tenet.report.progress import progress_bar
 
@@ -154,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
     if args.compare_spaces:
         return run_compare(args, problem, options)
     with progress_bar("searching the mapspace") as tick:
-        report = search_report(problem, options, tick)
+        report = search_report(problem, options, tick).to_dict()
     if args.plot:
         from tenet.bounds.slope import lower_bound_curve
         from tenet.report.plots import bound_plots

@@ -4,10 +4,52 @@ size, the arch's memory levels, compute rate and the area split; and their check
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
+from collections.abc import Iterator
 from typing import Any
 
+from tenet.cli.common import OPTION_FLAGS
 from tenet.errors import InputError
+
+#: The bounds library's option names -> the flags of `tenet bounds` and `tenet fuse` that
+#: give them. tenet.bounds names options (`InputError(..., option="at")`, `option_ref`);
+#: `bounds_flags` writes them as these flags.
+BOUNDS_FLAGS: dict[str, str] = {
+    "area_mm2": "--area-mm2",
+    "at": "--at",
+    "buffer_rule": "--buffer-rule",
+    "byte_area_um2": "--byte-area-um2",
+    "capacity": "--capacity",
+    "einsum": "--einsum",
+    "imperfect": "--imperfect",
+    "mac_area_um2": "--mac-area-um2",
+    "order": "--order",
+    "shape": "--shape",
+    "space": "--space",
+    "templates": "--templates",
+    "tiles": "--tiles",
+}
+
+
+@contextlib.contextmanager
+def bounds_flags() -> Iterator[None]:
+    """A library error that names a bounds option names its flag instead (`--shape: ...`,
+    or `FILE: --order: ...` when it also names a file), in its head and in its message;
+    other errors pass unchanged."""
+    try:
+        yield
+    except InputError as exc:
+        flags = {**OPTION_FLAGS, **BOUNDS_FLAGS}
+        named = exc.option in BOUNDS_FLAGS
+        if not named and exc.text(flags) == exc.message:
+            raise
+        source, key, option = exc.source, exc.key, exc.option
+        if named and source:  # a file's fault through an option: `FILE: --order: ...`
+            key, option = ": ".join(p for p in (BOUNDS_FLAGS[exc.option], key) if p), None
+        elif named:
+            source, option = BOUNDS_FLAGS[exc.option], None
+        raise type(exc)(exc.text(flags), source, key, option=option) from None
 
 
 def add_lookup_flags(group: Any, what: str, word_bits_from: str) -> None:
@@ -130,5 +172,10 @@ def area_constants_of(args: argparse.Namespace, arch, word_bits: int) -> dict | 
     # --technology wins over the arch's components; the area flags win over both.
     components = arch.components if arch is not None and args.technology is None else None
     return area_constants(
-        components, args.technology, word_bits, args.mac_area_um2, args.byte_area_um2
+        components,
+        args.technology,
+        word_bits,
+        args.mac_area_um2,
+        args.byte_area_um2,
+        given=("--mac-area-um2", "--byte-area-um2"),
     )

@@ -11,6 +11,7 @@ from tenet.cli.buffer_flags import (
     add_lookup_flags,
     area_constants_of,
     at_sizes,
+    bounds_flags,
     check_positive_flags,
     check_word_bits,
     load_study_arch,
@@ -115,7 +116,7 @@ def chimera_options(args: argparse.Namespace, word_bits: int):
     model = chimera.check_model(args.chimera_model, "--chimera-model")
     capacity = None
     if args.capacity is not None:
-        capacity = word_count(args.capacity, word_bits, "--capacity")
+        capacity = word_count(args.capacity, word_bits, "capacity")
     tiles = parse_assignments(args.tiles.split(","), "--tiles") if args.tiles else {}
     return ChimeraOptions(model, args.order, tiles, capacity, args.perfect)
 
@@ -195,6 +196,12 @@ def options_of(args: argparse.Namespace, chain):
 
 
 def run(args: argparse.Namespace) -> int:
+    with bounds_flags():
+        return run_fuse(args)
+
+
+def run_fuse(args: argparse.Namespace) -> int:
+    """`tenet fuse`: the fusion study of a chain, or Chimera's answer for it."""
     from tenet.bounds.chain import load_chain
     from tenet.bounds.fusion_study import chimera_study, fusion_study
     from tenet.formats.presets import resolve_workload
@@ -208,15 +215,13 @@ def run(args: argparse.Namespace) -> int:
     if args.word_bits is not None:
         chain.word_bits = check_word_bits(args.word_bits)
     if args.chimera:
-        report = chimera_study(chain, chimera_options(args, chain.word_bits), progress_bar)
+        study = chimera_study(chain, chimera_options(args, chain.word_bits), progress_bar)
+        report = study.to_dict()
         if args.format == "json":
             emit(to_json(report) + "\n", args.output)
         else:
             emit(chimera_text(report), args.output)
-        warnings_to_stderr(
-            [*(report.get("warnings") or ()), *(report.get("best", {}).get("warnings") or ())],
-            args,
-        )
+        warnings_to_stderr(study.warnings, args)
         return 0
     report = fusion_study(chain, options_of(args, chain), progress_bar).to_dict()
     if args.plot:

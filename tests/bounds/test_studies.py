@@ -13,7 +13,8 @@ from tenet.formats.presets import resolve_workload
 def test_search_report_reads_the_front_at_sizes():
     n = 64
     problem = problem_from_einsum("Z[m,n] += A[m,k] * B[k,n]", {"m": n, "k": n, "n": n})
-    report = search_report(problem, BoundsOptions(at=(str(n * n + 2 * n - 1), str(n * n + 2 * n))))
+    options = BoundsOptions(at=(str(n * n + 2 * n - 1), str(n * n + 2 * n)))
+    report = search_report(problem, options).to_dict()
     # n^2 + 2n words hold Z whole, a row of A and a column of B: every tensor moves once,
     # 3 n^2 = 12,288. One word less and one of A or B is read twice: 4 n^2 = 16,384.
     assert [row["accesses"] for row in report["at"]] == [4 * n * n, 3 * n * n]
@@ -41,10 +42,10 @@ def test_fusion_study_reaches_the_fused_minimum():
 
 def test_chimera_study_with_whole_loops_moves_each_tensor_once():
     chain = load_chain(resolve_workload("bert-attention"))
-    one = chimera_study(chain, ChimeraOptions(order="hmlkn"))
+    one = chimera_study(chain, ChimeraOptions(order="hmlkn")).to_dict()
     # Every loop whole: Q, K, V and O (12 heads x 512 tokens x 64 each) move once.
     h, t, e = 12, 512, 64
     assert one["dv"] == 4 * h * t * e
-    both = chimera_study(chain, ChimeraOptions(order="hmlkn", capacity=1024))
+    both = chimera_study(chain, ChimeraOptions(order="hmlkn", capacity=1024)).to_dict()
     assert both["dv"] == one["dv"] and both["capacity"] == 1024
     assert both["best"]["dv"] >= one["dv"]  # 1,024 words cannot beat moving each word once
