@@ -41,6 +41,7 @@ import islpy as isl
 
 from tenet.bounds.snowcat import divisors, problem_from_workload, snowcat_at
 from tenet.errors import InputError
+from tenet.explore.dram_bound import dram_against_snowcat
 from tenet.explore.dse import TIME_LIMIT, DseResult, FrontEntry, pareto_indices
 from tenet.explore.space import array_axes, skew_options
 from tenet.model.arch import Arch
@@ -911,20 +912,22 @@ class _Scored:
 @dataclass
 class TileSizeResult(DseResult):
     """`DseResult` of a tile-size search, with per front member its closed-form objective
-    values, its DRAM words over the Snowcat front at the GLB's capacity (`dram_vs_bound`),
-    and whether `limit` or `time_limit` stopped the search before it visited every tile vector
+    values and its DRAM words over the Snowcat front at the GLB's capacity
+    (`dram_vs_capacity_bound`; each entry's `dram_vs_bound` is dse's, at the buffer its
+    tiles need, `capacity_needed_single`), and whether `limit` or `time_limit` stopped the search before it visited every tile vector
     (`stopped_by`: `LIMIT` or `TIME_LIMIT`, and `complete` False, as `DseResult` says it)."""
 
     closed_forms: list[dict[str, Any]] = field(default_factory=list)
-    dram_vs_bound: list[float | None] = field(default_factory=list)
+    dram_vs_capacity_bound: list[float | None] = field(default_factory=list)
     snowcat_words: int | None = None
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
-        for entry, closed, ratio in zip(out["pareto"], self.closed_forms, self.dram_vs_bound):
+        ratios = self.dram_vs_capacity_bound
+        for entry, closed, ratio in zip(out["pareto"], self.closed_forms, ratios):
             entry["closed_form"] = closed
-            entry["dram_vs_bound"] = ratio
+            entry["dram_vs_capacity_bound"] = ratio
         out["snowcat_words"] = self.snowcat_words
         return out
 
@@ -995,7 +998,7 @@ def explore_tile_sizes(
         ties=0,
         pareto=entries,
         closed_forms=closed,
-        dram_vs_bound=ratios,
+        dram_vs_capacity_bound=ratios,
         snowcat_words=snowcat_words,
         stopped_by=counts.stopped_by,
         distinct=counts.candidates,
@@ -1199,6 +1202,7 @@ def _recheck(
         for r in records
     ]
     entries, closed = [], []
+    snowcat: dict[int, Any] = {}  # Snowcat's least words per buffer, shared by the members
     for scored, analysis in zip(front, analyses):
         design = scored.design
         entries.append(
@@ -1209,6 +1213,7 @@ def _recheck(
                 time_text(problem, design),
                 tuple(objectives),
                 {problem.level: len(design.outer)},
+                dram_against_snowcat(workload, analysis, snowcat),
             )
         )
         closed.append(dict(zip(objectives, (_plain(v) for v in scored.vector))))
