@@ -65,7 +65,7 @@ def test_plot_hatches_every_starred_column_and_no_unranked_one(base, figures):
     effect (unranked, `!`), so the table stars the tied 30s, and the plot hatches both."""
     results = [column(base, name, v) for name, v in zip("abcd", (50, 30, 30, 10))]
     results[3]["warning_kinds"] = ["same_step_cycle"]
-    table = render_comparison("gemm", "best latency", results, "table")
+    table = render_comparison("gemm", "best latency", results, "table", flags={"best": "--best"})
     assert starred(table, "latency (--best objective)") == {1, 2}
     comparison_plot("gemm", "best latency", results, "x.png")
     assert hatched(figures[0]) == {1, 2}
@@ -81,7 +81,9 @@ def test_no_hatch_when_the_objective_row_is_not_ranked(base, figures):
         r["best"]["objective"] = "energy_pj"
     base_parts = frozenset({"mac", "registers", "scratchpad", "interconnect"})
     priced = [base_parts, base_parts | {"dram"}]
-    table = render_comparison("gemm", "best energy_pj", results, "table", priced=priced)
+    table = render_comparison(
+        "gemm", "best energy_pj", results, "table", priced=priced, flags={"best": "--best"}
+    )
     assert starred(table, "energy_pj (--best objective) (not ranked)") == set()
     comparison_plot("gemm", "best energy_pj", results, "x.png", priced=priced)
     assert hatched(figures[0]) == set()

@@ -323,7 +323,7 @@ def test_an_unreachable_scheduler_is_bad_input(monkeypatch):
         start = time.monotonic()
         with pytest.raises(InputError) as info:
             run_tasks(squares, square_tasks([1]), scheduler=url)
-        assert info.value.source == "--scheduler"
+        assert info.value.option == "scheduler"
         assert "cannot connect to a Dask scheduler" in info.value.message
         assert "\n" not in str(info.value)
         assert time.monotonic() - start < 10
@@ -333,7 +333,7 @@ def test_a_scheduler_without_dask_installed_is_bad_input(monkeypatch):
     monkeypatch.setitem(sys.modules, "distributed", None)  # makes `import distributed` fail
     with pytest.raises(InputError) as info:
         run_tasks(squares, square_tasks([1]), scheduler="tcp://127.0.0.1:8786")
-    assert info.value.source == "--scheduler"
+    assert info.value.option == "scheduler"
     assert "tenet-dataflow[dask]" in info.value.message
 
 

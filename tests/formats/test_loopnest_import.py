@@ -185,8 +185,9 @@ def test_dispatch_on_suffix(tmp_path):
     yaml_workload = load_any_workload(DATA.parents[2] / "workloads" / "gemm" / "workload.yaml")
     assert not yaml_workload.has_program_order()
     assert load_any_workload("gemm", {"M": 4}).params == {"M": 4, "N": 256, "K": 256}  # a preset
-    with pytest.raises(InputError, match="--function"):
+    with pytest.raises(InputError, match="applies only") as info:
         load_any_workload(DATA.parents[2] / "workloads" / "gemm" / "workload.yaml", None, "kernel")
+    assert info.value.option == "function"
 
 
 # --- the YAML round trip --------------------------------------------------------------------
