@@ -13,10 +13,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from tenet.errors import InputError, write_options
+from tenet.report.serial import FORMATS  # light; the formats are defined there once
 from tenet.util.limits import DEFAULT_MAX_OPERATIONS
-
-#: Output formats of the commands that report one analysis or a list of them.
-FORMATS = ("table", "json", "csv")
 
 #: Library option name -> the flag that gives it. Library errors name options, never flags
 #: (`InputError(..., option="tile")`, `option_ref("set")` in a message); `error_line` writes

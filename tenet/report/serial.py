@@ -7,6 +7,9 @@ import io
 import json
 from typing import Any
 
+#: Output formats of the commands that report one analysis or a list of them.
+FORMATS = ("table", "json", "csv")
+
 
 def to_json(result: Any) -> str:
     """JSON with exact integers (Python ints of any size)."""

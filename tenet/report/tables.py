@@ -30,7 +30,12 @@ from tenet.report.layout import (
     render_tables,
     repeat_columns,
 )
-from tenet.report.serial import render_data, to_csv, to_json
+from tenet.report.serial import (
+    FORMATS,  # defined once, beside the formats it names
+    render_data,
+    to_csv,
+    to_json,
+)
 
 __all__ = [
     "ENERGY_LABEL",
@@ -55,8 +60,6 @@ __all__ = [
     "trace_table",
     "validation_text",
 ]
-
-FORMATS = ("table", "json", "csv")
 
 
 def analysis_tables(result: dict[str, Any]) -> list[Table]:
