@@ -871,8 +871,10 @@ def _tile_choices(
     for x in problem.loops:
         n, p = problem.extents[x], sizes.get(x, 1)
         if imperfect:
-            least = {-(-n // k) for k in range(1, n + 1)}
-            out.append(sorted({t for t in least if t % p == 0} | {n}))
+            least: dict[int, int] = {}  # Q -> the least extent (a multiple of p) giving it
+            for t in range(p, n + 1, p):
+                least.setdefault(-(-n // t), t)
+            out.append(sorted(set(least.values()) | {n}))
         else:
             out.append([t for t in divisors(n) if t % p == 0] if n % p == 0 else [n])
     return out

@@ -125,6 +125,19 @@ def test_uneven_tiles_equal_barvinok(case, tmp_path):
         check_design(workload, arch, problem, design)
 
 
+def test_uneven_spatial_tiles_equal_barvinok(tmp_path):
+    """A spatial loop P does not divide, tiled by a multiple of P below its extent: M = 13 on
+    4 rows in GLB tiles of 4 or 8 (blocks of 4 rows, the last of 1)."""
+    workload = load_any_workload("gemm", {"M": 13, "N": 10, "K": 5})
+    arch = load_arch(arch_file(tmp_path, 4, 4, 512, True))
+    problem = ts.tile_problem(workload, arch)
+    designs = [
+        d for d in ts.designs(problem, imperfect=True) if d.spatial[0] == "i" and d.extent("i") < 13
+    ]
+    for design in random.Random(4).sample(designs, 3):
+        check_design(workload, arch, problem, design)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", UNEVEN, ids=lambda c: c[0] if isinstance(c, tuple) else None)
 def test_uneven_tiles_equal_barvinok_many(case, tmp_path):
