@@ -144,15 +144,11 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(step_counting_note(analysis.step_counts) + "\n")
         if analysis.hierarchy is not None:
             sys.stderr.write(hierarchy_counting_note(analysis.hierarchy) + "\n")
-    result = analysis.to_dict()
+    result = analysis
     if args.bound:
-        from tenet.bounds.level_bound import dram_against_bound
-        from tenet.bounds.snowcat import bound_at_capacity
+        from tenet.bounds.bounded_analysis import bounded_analysis
 
-        result["bound"] = bound_at_capacity(workload, arch, analysis)
-        dram = dram_against_bound(workload, analysis)
-        if dram is not None:
-            result["bound"]["dram"] = dram
+        result = bounded_analysis(workload, arch, analysis)
     emit(render_results([result], args), args.output)
     warnings_to_stderr(result_warnings([result]), args)
     return 0

@@ -11,6 +11,7 @@ import shutil
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from tenet.errors import InputError, write_options
 from tenet.report.serial import FORMATS  # light; the formats are defined there once
@@ -108,12 +109,15 @@ def warnings_to_stderr(warnings: Iterable[str], args: argparse.Namespace) -> Non
         print(f"tenet: warning: {write_options(warning, OPTION_FLAGS)}", file=sys.stderr)
 
 
-def result_warnings(results: Iterable[Mapping], label: str | None = None) -> list[str]:
-    """The warnings of analyze-like results, each prefixed with the result's `label` key
-    (e.g. `arch`) when given."""
-    return [
-        f"{r[label]}: {w}" if label else str(w) for r in results for w in r.get("warnings") or ()
-    ]
+def result_warnings(results: Iterable[Any], label: str | None = None) -> list[str]:
+    """The warnings of analyze-like results (typed, or their JSON), each prefixed with the
+    result's `label` key (e.g. `arch`) when given."""
+    out = []
+    for r in results:
+        found = r.get("warnings") if isinstance(r, Mapping) else r.warnings
+        prefix = f"{r[label] if isinstance(r, Mapping) else getattr(r, label)}: " if label else ""
+        out += [f"{prefix}{w}" for w in found or ()]
+    return out
 
 
 def add_execution_arguments(parser: argparse.ArgumentParser) -> None:
@@ -262,15 +266,12 @@ def command_output(args: argparse.Namespace) -> Iterator[None]:
             yield
 
 
-def render_results(results: list[dict], args: argparse.Namespace) -> str:
-    """`analyze`/`simulate` results in `--format`."""
-    if args.format == "table":
-        from tenet.report.tables import render
+def render_results(results: Sequence[Any], args: argparse.Namespace) -> str:
+    """`analyze`/`simulate` results (typed: each turns into its JSON only here) in
+    `--format`."""
+    from tenet.report.tables import render
 
-        return render(results, "table", color_for(args))
-    from tenet.report.serial import render_data
-
-    return render_data(results, args.format)
+    return render(results, args.format, color_for(args))
 
 
 def input_files(args: argparse.Namespace) -> list[tuple[str, Path]]:

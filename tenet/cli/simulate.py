@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     with progress_bar("simulating") as tick, tiles_as_flag(tiles):
         result = simulate(
             workload, arch, dataflow, args.max_instances, step_notes(tick, workload.tensors)
-        ).to_dict()
+        )
     emit(render_results([result], args), args.output)
     warnings_to_stderr(result_warnings([result]), args)
     return 0

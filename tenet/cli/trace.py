@@ -63,5 +63,5 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit(to_json(result.to_dict()) + "\n", args.output)
     else:
-        emit(trace_table(result.to_dict(), title, color_for(args), OPTION_FLAGS), args.output)
+        emit(trace_table(result, title, color_for(args), OPTION_FLAGS), args.output)
     return 0

@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from tenet.report.tables import validation_text
 
     workload, arch, dataflow = load_inputs(args)
-    result = validate(workload, arch, dataflow, args.strict_reductions).to_dict()
-    text = to_json(result) + "\n" if args.format == "json" else validation_text(result)
+    result = validate(workload, arch, dataflow, args.strict_reductions)
+    text = to_json(result.to_dict()) + "\n" if args.format == "json" else validation_text(result)
     emit(text, args.output)
-    return 0 if result["legal"] else 3
+    return 0 if result.legal else 3

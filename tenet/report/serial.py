@@ -62,3 +62,9 @@ def render_data(results: list[dict[str, Any]], fmt: str) -> str:
     if fmt == "json":
         return to_json(results[0] if len(results) == 1 else results) + "\n"
     return to_csv(results)
+
+
+def as_dict(result: Any) -> Any:
+    """A typed result's JSON object (`to_dict()`), or a dict as it is: the one place the
+    report turns results into dicts."""
+    return result.to_dict() if hasattr(result, "to_dict") else result

@@ -32,6 +32,7 @@ from tenet.report.layout import (
 )
 from tenet.report.serial import (
     FORMATS,  # defined once, beside the formats it names
+    as_dict,
     render_data,
     to_csv,
     to_json,
@@ -235,8 +236,10 @@ def schedule_tables(result: dict[str, Any]) -> list[Table]:
     return [summary, pieces]
 
 
-def render(results: list[dict[str, Any]], fmt: str, color: bool = False) -> str:
-    """Render `analyze`/`simulate` results in one of FORMATS."""
+def render(results: Sequence[Any], fmt: str, color: bool = False) -> str:
+    """Render `analyze`/`simulate` results (typed, e.g. `Analysis`, or their JSON) in one
+    of FORMATS."""
+    results = [as_dict(r) for r in results]
     if fmt in ("json", "csv"):
         return render_data(results, fmt)
     tables = [t for r in results for t in analysis_tables(r)]
@@ -342,8 +345,9 @@ def render_comparison(
     return render_tables([table], color, warnings)
 
 
-def validation_text(result: dict[str, Any]) -> str:
-    """Human-readable `validate` report."""
+def validation_text(result: Any) -> str:
+    """Human-readable `validate` report (a `Validation`, or its JSON)."""
+    result = as_dict(result)
     head = f"{result['workload']} · {result['arch']} · {result['dataflow']}"
     if result["legal"]:
         return f"{head}: legal\nnotation: {result['notation']}\n"
@@ -354,10 +358,12 @@ def validation_text(result: dict[str, Any]) -> str:
 
 
 def trace_table(
-    result: dict[str, Any], title: str, color: bool = False, flags: Mapping[str, str] | None = None
+    result: Any, title: str, color: bool = False, flags: Mapping[str, str] | None = None
 ) -> str:
     """Steps x PEs, each cell the elements touched; fetched ones plain, reused ones marked *;
-    the note on a cut window names the options `steps` and `pes` as `flags` says."""
+    the note on a cut window names the options `steps` and `pes` as `flags` says. `result`
+    is a `Trace` or its JSON."""
+    result = as_dict(result)
     table = Table(
         title=escape(f"{title}: {result['tensor']} ({result['side']}); * = reused, not fetched"),
         box=box.SIMPLE_HEAVY,
