@@ -5,12 +5,11 @@ the bounds (docs/levels.md, "Against the bounds")."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tenet.bounds.level_bound import dram_against_bound
-from tenet.bounds.snowcat import bound_at_capacity
+from tenet.bounds.capacity import CapacityBound, capacity_bound
+from tenet.bounds.level_bound import DramBound, dram_bound
 from tenet.model.arch import Arch
 from tenet.model.metrics import Analysis
 from tenet.model.workload import Workload
@@ -22,8 +21,8 @@ class BoundedAnalysis:
     when a memory level just inside the outermost has a tile depth)."""
 
     analysis: Analysis
-    bound: Mapping[str, Any]
-    dram: Mapping[str, Any] | None = None
+    bound: CapacityBound
+    dram: DramBound | None = None
 
     @property
     def warnings(self) -> list[str]:
@@ -32,16 +31,14 @@ class BoundedAnalysis:
     def to_dict(self) -> dict[str, Any]:
         """analyze's JSON with the `bound` object (its `dram` key when counted)."""
         out = self.analysis.to_dict()
-        out["bound"] = dict(self.bound)
+        out["bound"] = self.bound.to_dict()
         if self.dram is not None:
-            out["bound"]["dram"] = dict(self.dram)
+            out["bound"]["dram"] = self.dram.to_dict()
         return out
 
 
 def bounded_analysis(workload: Workload, arch: Arch, analysis: Analysis) -> BoundedAnalysis:
     """The Analysis with the bounds at the buffer it needs (`analyze --bound`)."""
     return BoundedAnalysis(
-        analysis,
-        bound_at_capacity(workload, arch, analysis),
-        dram_against_bound(workload, analysis),
+        analysis, capacity_bound(workload, arch, analysis), dram_bound(workload, analysis)
     )
