@@ -142,7 +142,7 @@ def test_uneven_spatial_tiles_equal_barvinok(tmp_path):
 @pytest.mark.parametrize("case", UNEVEN, ids=lambda c: c[0] if isinstance(c, tuple) else None)
 def test_uneven_tiles_equal_barvinok_many(case, tmp_path):
     for seed in range(2):
-        workload, arch, problem, chosen = sample_designs(case, tmp_path, 20, 50 + seed, True)
+        workload, arch, problem, chosen = sample_designs(case, tmp_path, 8, 50 + seed, True)
         for design in chosen:
             check_design(workload, arch, problem, design)
 
