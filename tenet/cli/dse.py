@@ -95,6 +95,19 @@ def add_parser(sub) -> None:
     )
     add_max_isl_ops(group, "isl operations limit per analysis (a dataflow over it is skipped)")
     add_time_limit(group)
+    group.add_argument(
+        "--tile-sizes",
+        action="store_true",
+        help="search the GLB's tile extents too, with the outer order and the innermost loop "
+        "(a 2-D systolic array with levels [GLB, DRAM]; objectives energy_pj, dram, "
+        "time_steps, latency; default energy_pj), ranked by closed forms; the front is "
+        "counted again by analyze",
+    )
+    group.add_argument(
+        "--imperfect",
+        action="store_true",
+        help="with --tile-sizes: also tile extents that leave a shorter last tile",
+    )
     add_cost_arguments(p)
     add_silence_argument(p)
     group = add_output(p, ("table", "json"))
@@ -146,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
         from tenet.execution import probe_scheduler
 
         probe_scheduler(options["scheduler"])
+    check_tile_size_flags(args)
     if args.network:
         if args.time_limit is not None:
             raise InputError("applies to one workload (-w), not to -n", "--time-limit")
@@ -155,6 +169,8 @@ def run(args: argparse.Namespace) -> int:
         resolve_workload(args.workload), parse_sets(args.set), args.function
     )
     arch = with_cost_flags(load_arch(resolve_arch(args.arch)), args)
+    if args.tile_sizes:
+        return run_tile_sizes(args, workload, arch, objectives, options["jobs"])
     with parameters_as_flags(FLAGS):
         with progress_bar("exploring dataflows") as tick:
             report = explore(workload, arch, objectives, progress=tick, **options)
@@ -167,6 +183,54 @@ def run(args: argparse.Namespace) -> int:
     if report.stopped_by == INTERRUPT:
         print("tenet: interrupted: the front is that of the candidates counted", file=sys.stderr)
         return 130
+    return 0
+
+
+def check_tile_size_flags(args: argparse.Namespace) -> None:
+    """`--imperfect` needs `--tile-sizes`; `--tile-sizes` takes one workload and none of the
+    flags of the other space."""
+    if args.imperfect and not args.tile_sizes:
+        raise InputError("needs --tile-sizes", "--imperfect")
+    if not args.tile_sizes:
+        return
+    others = {
+        "-n/--network": args.network,
+        "--no-skew": args.no_skew,
+        "--interleave": args.interleave,
+        "--ties": args.ties,
+        "--scheduler": args.scheduler,
+        "--journal": args.journal,
+    }
+    for flag, value in others.items():
+        if value:
+            raise InputError("does not apply with --tile-sizes", flag)
+
+
+def run_tile_sizes(args: argparse.Namespace, workload, arch, objectives, jobs: int) -> int:
+    """`dse --tile-sizes`: GLB tile extents in the search (`explore_tile_sizes`)."""
+    from tenet.explore.dse import write_dataflows
+    from tenet.explore.tile_sizes import explore_tile_sizes
+    from tenet.report.dse import front_table
+    from tenet.report.serial import to_json
+
+    if objectives is None:
+        objectives = ("energy_pj",) if arch.components is not None else ("dram", "latency")
+    with parameters_as_flags(FLAGS):
+        report = explore_tile_sizes(
+            workload,
+            arch,
+            objectives,
+            jobs=jobs,
+            imperfect=args.imperfect,
+            limit=args.limit,
+            time_limit=args.time_limit,
+        )
+        if args.emit:
+            write_dataflows(report.pareto, args.emit)
+    if args.format == "json":
+        emit(to_json(report.to_dict()) + "\n", args.output)
+    else:
+        emit(front_table(report, color_for(args), flags=OPTION_FLAGS), args.output)
     return 0
 
 
