@@ -89,6 +89,15 @@ class Floors:
     avg_latency_cycles: int
     utilization: float | None  # None when the latency bound is 0
     dram_words: int | None = None  # `tenet.explore.tiling.dram_floor`, when asked for
+    energy_pj: float | None = None  # the energy every dataflow pays (`FloorBasis`), priced
+
+    @property
+    def edp(self) -> float | None:
+        """energy_pj floor × the least delay edp can multiply it by (delay.hierarchy >=
+        delay.schedule, or delay.latency without memory levels)."""
+        if self.energy_pj is None:
+            return None
+        return self.energy_pj * min(self.latency_cycles, self.schedule_cycles)
 
     @property
     def traffic_words(self) -> int:
@@ -307,6 +316,7 @@ OBJECTIVES: dict[str, Objective] = {
             needs_cost=True,
             plain=True,
             json_value=_key("cost", "energy_pj", "total"),
+            floor=attrgetter("energy_pj"),
         ),
         Objective(
             "edp",
@@ -318,6 +328,7 @@ OBJECTIVES: dict[str, Objective] = {
             per_step=True,
             plain=True,
             json_value=_json_edp,
+            floor=attrgetter("edp"),
         ),
         Objective(
             "area",

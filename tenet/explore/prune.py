@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tenet.explore.objectives import OBJECTIVES, PRUNABLE_OBJECTIVES, Floors
@@ -39,7 +40,9 @@ class FloorBasis:
     instances: int
     macs: int
     pe_count: int
-    first_reads: int  # Σ over read sides of |range(A)|, sides a same-step forward link may serve: 0
+    first_reads: (
+        int  # Σ over read sides of |range(A)| (0 for a side TENET's same-step rule may serve)
+    )
     first_writes: int  # the same for the write sides
     access_words: int  # Σ over tensors and sides of |A| (the L1 accesses of the energy)
     word_bits: int
@@ -47,12 +50,14 @@ class FloorBasis:
     avg_latency: int
     energy_constants: tuple[Any, Any, Any]
     first: dict[tuple[str, str], int] = field(default_factory=dict)  # per side (or 0)
+    energy_pj: Fraction | None = None  # `cost_floor`: None without component costs
 
     @classmethod
     def of(cls, shared: CountedWork) -> FloorBasis:
         """Every element a side touches is fetched at least once (its first stamp, lowest PE
         first, has no earlier step and no lower multicast sender), unless a forward link at
-        distance 0 may serve that side (then the bound is 0)."""
+        distance 0 may serve that side under TENET's literal same-step rule (`same_step:
+        tenet`; then the bound is 0)."""
         workload, arch = shared.workload, shared.arch
         first = {"read": 0, "write": 0}
         per_side = {}
@@ -63,16 +68,19 @@ class FloorBasis:
                 if access is None:
                     continue
                 access_words += shared.size(access)
-                same_step = any(
+                # under TENET's literal rule a same-step cycle may supply a value nobody
+                # fetched; under the default rule every element is fetched once at least
+                same_step = arch.same_step == "tenet" and any(
                     link.kind == "forward" and 0 in link.window and link.serves(tensor, side)
                     for link in arch.links
                 )
                 per_side[tensor, side] = 0 if same_step else count(access.range())
                 first[side] += per_side[tensor, side]
         memory = arch.memory
+        macs = shared.instances * workload.macs_per_instance
         return cls(
             shared.instances,
-            shared.instances * workload.macs_per_instance,
+            macs,
             arch.pe_count,
             first["read"],
             first["write"],
@@ -82,7 +90,36 @@ class FloorBasis:
             memory.avg_latency,
             (arch.energy.mac, arch.energy.l1, arch.energy.l2),
             per_side,
+            cost_floor(shared, macs, per_side),
         )
+
+
+def cost_floor(
+    shared: CountedWork, macs: int, first: dict[tuple[str, str], int]
+) -> Fraction | None:
+    """pJ every dataflow of this workload pays on this arch (docs/energy.md): its MACs; one
+    register read per operand access and one register write per output access; an output's
+    accumulation reads (its accesses less its elements, when the workload does not read it
+    itself); the scratchpad rows of each side's first accesses (`first`: read once, or
+    written back once). Every other part (links, wires, read-back, levels) is >= 0. None
+    without component costs."""
+    arch, workload = shared.arch, shared.workload
+    c = arch.components
+    if c is None:
+        return None
+    pj = macs * Fraction(c.mac_energy_pj.value)
+    for tensor in workload.tensors:
+        reads, writes = workload.access(tensor, "read"), workload.access(tensor, "write")
+        if reads is not None:
+            pj += shared.size(reads) * Fraction(c.register_read_pj.value)
+            pj += c.scratchpad_accesses(first[tensor, "read"]) * c.scratchpad_read_pj.value
+        if writes is not None:
+            total = shared.size(writes)
+            pj += total * Fraction(c.register_write_pj.value)
+            pj += c.scratchpad_accesses(first[tensor, "write"]) * c.scratchpad_write_pj.value
+            if reads is None:  # accumulations but each element's first read their sum
+                pj += (total - count(writes.range())) * Fraction(c.register_read_pj.value)
+    return Fraction(pj)
 
 
 def floors(
@@ -124,6 +161,7 @@ def floors(
         avg_latency_cycles=basis.avg_latency,
         utilization=utilization(basis.macs, basis.pe_count, slowest) if slowest > 0 else None,
         dram_words=dram_words,
+        energy_pj=None if basis.energy_pj is None else float(basis.energy_pj),
     )
 
 
