@@ -29,7 +29,7 @@ STREAM = -1  # a weight streamed through one word
 
 
 @dataclass(eq=False)
-class Loop:
+class NestLoop:
     """A backing-store loop: `dim` is 'M' (rows) or 'c<j>' (columns j); `trips` and `tile`
     (extent of `dim` per iteration) are ints or arrays over a batch of tile sizes."""
 
@@ -39,6 +39,10 @@ class Loop:
     tile: Any
     two: bool = False  # exactly two trips (no middle iteration)
     body: list = field(default_factory=list)
+
+
+#: The old name of NestLoop (tenet.explore.space.Loop is the search's loop).
+Loop = NestLoop
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,7 @@ def row_levels(spec: SegmentSpec, m0: int) -> list[int] | None:
     return [size for size in sorted(inner, reverse=True) if size > m0] + [m0]
 
 
-def row_loops(spec: SegmentSpec, m0: int) -> list[Loop] | None:
+def row_loops(spec: SegmentSpec, m0: int) -> list[NestLoop] | None:
     levels = row_levels(spec, m0)
     if levels is None:
         return None
@@ -120,7 +124,7 @@ def row_loops(spec: SegmentSpec, m0: int) -> list[Loop] | None:
     for i, size in enumerate(levels):
         trips = outer // size
         if trips > 1:
-            loops.append(Loop(f"rows{i}", "M", trips, size, trips == 2))
+            loops.append(NestLoop(f"rows{i}", "M", trips, size, trips == 2))
         outer = size
     if len(loops) == 1:
         loops[0].name = "rows"
@@ -143,7 +147,7 @@ def _factor(spec: SegmentSpec, kind: str, e: int) -> int:
     return {"A": spec.factor_a, "W": spec.factor_w, "O": spec.factor_o}[kind][e]
 
 
-def indexes(spec: SegmentSpec, loop: Loop, dims: tuple[str, ...]) -> bool:
+def indexes(spec: SegmentSpec, loop: NestLoop, dims: tuple[str, ...]) -> bool:
     """The loop changes the tensor's tile from one iteration to the next."""
     if loop.dim == "M":
         if "M" in dims:
@@ -156,7 +160,7 @@ def indexes(spec: SegmentSpec, loop: Loop, dims: tuple[str, ...]) -> bool:
     return loop.dim in dims
 
 
-def extent(spec: SegmentSpec, dims: tuple[str, ...], above: list[Loop]) -> Any:
+def extent(spec: SegmentSpec, dims: tuple[str, ...], above: list[NestLoop]) -> Any:
     """Words of a tile (without the constant factor) below the loops `above`."""
     words: Any = 1
     for d in dims:
@@ -178,7 +182,7 @@ def extent(spec: SegmentSpec, dims: tuple[str, ...], above: list[Loop]) -> Any:
     return words
 
 
-def _trips(loops: list[Loop]) -> Any:
+def _trips(loops: list[NestLoop]) -> Any:
     out: Any = 1
     for lp in loops:
         out = out * lp.trips
@@ -202,16 +206,16 @@ class Tile:
 class Step:
     product: int
     address: tuple[int, ...] = ()
-    path: list[Loop] = field(default_factory=list)
+    path: list[NestLoop] = field(default_factory=list)
 
 
 def steps_of(nest: list) -> list[Step]:
     """Steps in execution order with their address (body index per depth) and loops."""
     out: list[Step] = []
 
-    def walk(body: list, address: tuple[int, ...], path: list[Loop]) -> None:
+    def walk(body: list, address: tuple[int, ...], path: list[NestLoop]) -> None:
         for i, node in enumerate(body):
-            if isinstance(node, Loop):
+            if isinstance(node, NestLoop):
                 walk(node.body, address + (i,), path + [node])
             else:
                 out.append(Step(node, address + (i,), path))
@@ -363,7 +367,7 @@ def build_nest(spec: SegmentSpec, mp: Mapping, batch: dict | None = None) -> lis
             return batch[(axis, e)]
         return mp.k0[e] if axis == "k" else mp.n0[e]
 
-    def own(axis: str, e: int) -> Loop | None:
+    def own(axis: str, e: int) -> NestLoop | None:
         size = spec.c[e] if axis == "k" else spec.c[e + 1]
         scalar = mp.k0[e] if axis == "k" else mp.n0[e]
         if size % scalar:
@@ -374,7 +378,7 @@ def build_nest(spec: SegmentSpec, mp: Mapping, batch: dict | None = None) -> lis
         t = tile(axis, e)
         name = f"{spec.names[e]}.{'K' if axis == 'k' else 'N'}"
         dim = f"c{e}" if axis == "k" else f"c{e + 1}"
-        return Loop(name, dim, size // t if batch is not None else trips, t, trips == 2)
+        return NestLoop(name, dim, size // t if batch is not None else trips, t, trips == 2)
 
     for e in range(E):
         if spec.c[e] % mp.k0[e] or spec.c[e + 1] % mp.n0[e]:
@@ -431,7 +435,7 @@ def written_in_time(steps: list[Step], e: int, tile: Tile) -> bool:
     return tile.depth >= common_depth(producer, consumer)
 
 
-def loop_depth(path: list[Loop], name: str) -> int | None:
+def loop_depth(path: list[NestLoop], name: str) -> int | None:
     if name == "top":
         return 0
     for i, lp in enumerate(path):
@@ -499,7 +503,7 @@ def describe(spec: SegmentSpec, mp: Mapping) -> str:
     def text(body: list) -> str:
         parts = []
         for node in body:
-            if isinstance(node, Loop):
+            if isinstance(node, NestLoop):
                 parts.append(f"{node.name}:{node.trips} {text(node.body)}".strip())
             else:
                 parts.append(spec.names[node])
@@ -532,7 +536,7 @@ def lone_nest(spec: SegmentSpec, m0: int, e: int, k0: Any, n0: Any, order: str) 
         if size // scalar > 1:
             dim = f"c{e}" if axis == "K" else f"c{e + 1}"
             loops.append(
-                Loop(f"{spec.names[e]}.{axis}", dim, size // tile, tile, size // scalar == 2)
+                NestLoop(f"{spec.names[e]}.{axis}", dim, size // tile, tile, size // scalar == 2)
             )
     if order == "NK":
         loops.reverse()
@@ -547,7 +551,7 @@ def pair_nest(spec: SegmentSpec, m0: int, e: int, k0: Any, s0: Any, n0: Any) -> 
     """rows > S > { K loop: product e ; N loop: product e + 1 } on its own."""
     rows = row_loops(spec, m0)
     first = int(np.asarray(s0).flat[0])
-    shared = Loop(
+    shared = NestLoop(
         f"{spec.names[e]}/{spec.names[e + 1]}.S",
         f"c{e + 1}",
         spec.c[e + 1] // s0,
@@ -561,7 +565,9 @@ def pair_nest(spec: SegmentSpec, m0: int, e: int, k0: Any, s0: Any, n0: Any) -> 
         scalar = int(np.asarray(tile).flat[0])
         if size // scalar > 1:
             shared.body.append(
-                Loop(f"{spec.names[p]}.{axis}", dim, size // tile, tile, size // scalar == 2, [p])
+                NestLoop(
+                    f"{spec.names[p]}.{axis}", dim, size // tile, tile, size // scalar == 2, [p]
+                )
             )
         else:
             shared.body.append(p)

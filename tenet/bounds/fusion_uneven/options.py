@@ -21,7 +21,7 @@ from tenet.bounds.fusion_uneven.nest import (
     LAST,
     MIDDLE,
     STREAM,
-    Loop,
+    NestLoop,
     SegmentSpec,
     Step,
     Tile,
@@ -36,7 +36,7 @@ from tenet.bounds.fusion_uneven.nest import (
 )
 
 
-def positions(spec: SegmentSpec, path: list[Loop], kind: str, e: int, rows: int) -> list[str]:
+def positions(spec: SegmentSpec, path: list[NestLoop], kind: str, e: int, rows: int) -> list[str]:
     """Positions that can change a tensor's cost: just inside a loop that indexes it, or
     above every loop. Moving a tile above a loop that does not index it changes nothing;
     an activation above a row loop only grows (every row loop indexes it)."""
