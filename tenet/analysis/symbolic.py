@@ -469,18 +469,44 @@ def symbolic_analysis(
         context_expr = set_to_sympy(context, symbols)
     _derived_metrics(metrics, arch, stamps)
     metrics = in_json_order(metrics)
-    return {
-        "workload": workload.name,
-        "arch": arch.name,
-        "dataflow": dataflow.name,
-        "symbols": names,
-        "fixed": fixed,
-        "context": context_expr,
-        "metrics": metrics,
-        "formulas": {key: formula_text(expr) for key, expr in metrics.items()},
-        "notes": list(NOTES),
-        "counts": forms,
-    }
+    return SymbolicResult(
+        workload=workload.name,
+        arch=arch.name,
+        dataflow=dataflow.name,
+        symbols=names,
+        fixed=fixed,
+        context=context_expr,
+        metrics=metrics,
+        formulas={key: formula_text(expr) for key, expr in metrics.items()},
+        notes=list(NOTES),
+        counts=forms,
+    )
+
+
+@dataclass(frozen=True)
+class SymbolicResult:
+    """`analyze --symbolic`: every metric as a sympy expression of the `symbols` (`metrics`,
+    and as text, `formulas`), valid where `context` holds, with the parameters `fixed`;
+    `counts` the closed forms field by field (`counts_at` evaluates them). It turns into the
+    JSON object only at output (`to_dict()`); `result["metrics"]` reads a field too."""
+
+    workload: str
+    arch: str
+    dataflow: str
+    symbols: list[str]
+    fixed: dict[str, int]
+    context: Any
+    metrics: dict[str, Any]
+    formulas: dict[str, str]
+    notes: list[str]
+    counts: Any
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, key)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object: formulas and the context as strings (sympy syntax)."""
+        return symbolic_json(self)
 
 
 _ORDER = (

@@ -37,7 +37,10 @@ def symbolic_csv(result: Mapping[str, Any]) -> str:
 def symbolic_report(result: Mapping[str, Any], fmt: str = "table") -> str:
     """`tenet analyze --symbolic`: the formulas as a table, JSON or CSV."""
     if fmt == "json":
-        return to_json(symbolic_json(result)) + "\n"
+        return (
+            to_json(result.to_dict() if hasattr(result, "to_dict") else symbolic_json(result))
+            + "\n"
+        )
     if fmt == "csv":
         return symbolic_csv(result)
     return symbolic_text(result)
