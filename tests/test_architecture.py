@@ -189,3 +189,18 @@ def test_flag_strings_are_found(tmp_path):
         "tenet/model/b.py:5: --max-instances",
         "tenet/model/b.py:6: --set",
     ]
+
+
+def test_modules_and_functions_stay_small():
+    """No module of the package is over 900 lines and no function over 100
+    (docs/architecture.md): a module holds one idea, a function one step."""
+    long_modules, long_functions = [], []
+    for path in sorted((ROOT / "tenet").rglob("*.py")):
+        text = path.read_text()
+        if text.count("\n") > 900:
+            long_modules.append(str(path.relative_to(ROOT)))
+        for node in ast.walk(ast.parse(text)):
+            function = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            if function and node.end_lineno - node.lineno + 1 > 100:
+                long_functions.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert long_modules == [] and long_functions == []
