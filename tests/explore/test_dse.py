@@ -239,10 +239,21 @@ def test_cli_json_has_the_contract_keys(capsys, tmp_path):
 
 
 def test_cli_table_lists_front_and_counts(capsys):
+    """16³ GEMM on 4x4 without skews: the front is the one dataflow with i and k on the
+    array, j in time. A[i,k] stays in its PE for all 16 j: 256 words fetched; B and C are
+    fetched and written every step, 1,024 each. latency = ingress = ⌊(256 + 1,024)·16/64⌋
+    + 16 − 1 = 335 (compute 4,096/16 = 256); sbw = (256 + 1,024 + 1,024)/256 = 9."""
     rc, out, _ = run_cli(["dse", *CUBE_ARGS, "--objectives", "latency,sbw", "--no-skew"], capsys)
     assert rc == 0
-    assert "dse-001" in out and "sbw" in out and "latency" in out
-    assert "12 distinct evaluated, 12 legal" in out
+    rows = [line.split() for line in out.splitlines() if line.strip().startswith("dse-")]
+    assert len(rows) == 1
+    assert " ".join(rows[0][1:-3]) == "(I%4, K%4 - P | floor(I/4), floor(K/4), J - T)"
+    assert rows[0][-3:-1] == ["335", "9.00"]
+    note = next(line for line in out.splitlines() if line.startswith("note:"))
+    assert note == (
+        "note: 12 candidates, 12 distinct evaluated, 12 legal, 1 on the front, "
+        "7 ties left out (--ties)"
+    )
 
 
 def test_skew_follows_the_link_direction(tmp_path):
