@@ -13,6 +13,7 @@ import islpy as isl
 
 from tenet.model.arch import Arch
 from tenet.model.relations import SpaceTime
+from tenet.model.same_step import cycle_pes, is_same_step_forward
 from tenet.model.warning_kinds import (  # noqa: F401 (their old import path)
     SUSPECT_KINDS,
     WARNING_KINDS,
@@ -83,19 +84,6 @@ def unknown_link_tensors(arch: Arch, workload: Workload) -> list[AnalysisWarning
     return [AnalysisWarning("unknown_link_tensor", text) for text in out]
 
 
-def _closure(rel: isl.UnionMap) -> isl.UnionMap:
-    """R+ over a finite PE array: isl's closure when exact, else squaring to a fixpoint."""
-    closure, exact = rel.transitive_closure()
-    if exact:
-        return closure
-    closure = rel
-    while True:
-        grown = closure.union(closure.apply_range(closure)).coalesce()
-        if grown.is_equal(closure):
-            return closure
-        closure = grown
-
-
 def same_step_cycles(arch: Arch, workload: Workload) -> AnalysisWarning | None:
     """Forward links used at distance 0 that form a cycle, for some tensor side they serve,
     let PEs supply each other a value nobody fetched."""
@@ -107,21 +95,17 @@ def same_step_cycles(arch: Arch, workload: Workload) -> AnalysisWarning | None:
             chosen = tuple(
                 n
                 for n, link in enumerate(arch.links)
-                if link.serves(tensor, side) and link.kind == "forward" and 0 in link.window
+                if link.serves(tensor, side) and is_same_step_forward(link)
             )
             if not chosen or chosen in checked:
                 continue
             checked.add(chosen)
-            rel = arch.links[chosen[0]].relation
-            for n in chosen[1:]:
-                rel = rel.union(arch.links[n].relation)
-            rel = rel.subtract(arch.pe_domain.identity())
-            cycle = _closure(rel).intersect(arch.pe_domain.identity())
-            if not cycle.is_empty():
+            on_cycle = cycle_pes([arch.links[n] for n in chosen])
+            if not on_cycle.is_empty():
                 return AnalysisWarning(
                     "same_step_cycle",
                     f"same-step (window 0) forward links form a cycle for {tensor} ({side}), e.g. "
-                    f"through {example_point(cycle.domain().lexmin())}: PEs on it can supply each "
+                    f"through {example_point(on_cycle.lexmin())}: PEs on it can supply each "
                     "other a value nobody fetched, which TENET's semantics count as free reuse",
                 )
     return None

@@ -134,11 +134,13 @@ def tensor_volumes(
     `fetched` ({side: []}), each side's unique set joins the list of its side; with
     `traces` ({}), each side's sets are kept under (tensor, side) for the cost model.
     On an arch whose same-step links form a cycle (and `same_step: groups`), each side's
-    starved same-step groups are charged their fetch (`starved_for`); a side where they
-    cannot be found exactly keeps TENET's count and joins `unresolved`."""
+    starved same-step groups are charged their fetch (`starved_for`, the supply relations
+    built once per set of links); a side where they cannot be found exactly keeps TENET's
+    count and joins `unresolved`."""
     temporal = space_time.temporal_relation()
     link_relations = [space_time.link_relation(link) for link in arch.links]
     spatial_cache: dict[tuple[int, ...], isl.UnionMap] = {}
+    same_step_cache: dict[tuple[int, ...], tuple[isl.UnionMap, isl.UnionMap] | None] = {}
     volumes: dict[str, dict[str, Volumes | None]] = {}
     for tensor in workload.tensors:
         volumes[tensor] = {}
@@ -155,10 +157,12 @@ def tensor_volumes(
             )
             starved = None
             if arch.same_step == "groups":
-                starved = starved_for(space_time, arch, access, temporal, links)
-                if starved is False:
-                    starved = None
-                    if unresolved is not None:
+                if links not in same_step_cache:
+                    same_step_cache[links] = same_step_supply(space_time, arch, temporal, links)
+                relations = same_step_cache[links]
+                if relations is not None:
+                    starved = starved_for(space_time.data_assignment(access), *relations)
+                    if starved is None and unresolved is not None:
                         unresolved.append((tensor, side))
             volumes[tensor][side] = count_volumes(
                 space_time,
@@ -177,28 +181,30 @@ def tensor_volumes(
     return volumes
 
 
-def starved_for(
-    space_time: SpaceTime,
-    arch: Arch,
-    access: isl.UnionMap,
-    temporal: isl.UnionMap,
-    links: tuple[int, ...],
-) -> isl.UnionMap | None | bool:
-    """The triples of one tensor side charged a fetch by the same-step rule
-    (`tenet.model.same_step`): None when its links form no same-step cycle (nothing to
-    charge), False when the groups cannot be found exactly."""
+def same_step_supply(
+    space_time: SpaceTime, arch: Arch, temporal: isl.UnionMap, links: tuple[int, ...]
+) -> tuple[isl.UnionMap, isl.UnionMap] | None:
+    """For a set of links that form a same-step cycle (`tenet.model.same_step`): every supply
+    but the same-step forward links (the PE's own previous step, the other windows, the
+    multicast groups) and the same-step stamp pairs; None without such a cycle."""
     serving = [arch.links[n] for n in links]
     if not has_same_step_cycle(serving):
         return None
-    assignment = space_time.data_assignment(access)
     supply = temporal
-    for link in serving:  # every supply but the same-step forward links
+    for link in serving:
         windows = tuple(w for w in link.window if w != 0 or link.kind == "multicast")
         if windows:
             supply = supply.union(space_time.link_relation(replace(link, window=windows)))
+    return supply, same_step_stamps(space_time, serving)
+
+
+def starved_for(
+    assignment: isl.UnionMap, supply: isl.UnionMap, same_step: isl.UnionMap
+) -> isl.UnionMap | None:
+    """The triples of one tensor side (A_D = `assignment`) charged a fetch by the same-step
+    rule; None when the groups cannot be found exactly."""
     supplied = assignment.intersect(supply.apply_range(assignment))
-    starved = starved_triples(assignment, same_step_stamps(space_time, serving), supplied)
-    return False if starved is None else starved
+    return starved_triples(assignment, same_step, supplied)
 
 
 def crowded_stamps(

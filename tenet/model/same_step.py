@@ -52,19 +52,26 @@ def same_step_stamps(space_time: SpaceTime, links: list[Link]) -> isl.UnionMap |
     return None if out is None else simplify(out)
 
 
-def has_same_step_cycle(links: list[Link]) -> bool:
-    """Whether the PEs' window-0 forward links form a cycle (the only case where a
-    starved component can exist); the PE graph is small, but isl's closure decides."""
+def cycle_pes(links: list[Link]) -> isl.UnionSet:
+    """The PEs on a cycle of the window-0 forward links among `links` (empty: none). The PE
+    graph is small; its closure is exact (`closure`), or taken as a cycle when unknown."""
     pairs = None
     for link in links:
         if is_same_step_forward(link):
-            rel = link.relation
-            pairs = rel if pairs is None else pairs.union(rel)
+            pairs = link.relation if pairs is None else pairs.union(link.relation)
     if pairs is None:
-        return False
+        return isl.UnionSet("{ }")
     pairs = pairs.subtract(pairs.domain().identity())
-    closure, _ = pairs.transitive_closure()  # an over-approximation at worst: safe here
-    return not closure.intersect(closure.domain().identity()).is_empty()
+    reach = closure(pairs)
+    if reach is None:  # not found exactly: assume a cycle (the groups are counted exactly)
+        return pairs.domain()
+    return reach.intersect(reach.domain().identity()).domain()
+
+
+def has_same_step_cycle(links: list[Link]) -> bool:
+    """Whether the PEs' window-0 forward links form a cycle (the only case where a
+    starved component can exist)."""
+    return not cycle_pes(links).is_empty()
 
 
 #: Squarings tried before giving up on a closure (paths of up to 2**MAX_SQUARINGS edges).
