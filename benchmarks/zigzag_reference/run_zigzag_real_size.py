@@ -82,7 +82,7 @@ CASES: dict[str, dict[str, Any]] = {
     "conv": {
         "label": "resnet50 3x3 64->64 56x56",
         "workload": CONV,
-        "spatial": [("K", "C"), ("K", "OX"), ("K", "OY"), ("C", "OX"), ("OX", "OY")],
+        "spatial": [("K", "C"), ("K", "OX"), ("K", "OY"), ("C", "OX"), ("C", "OY"), ("OX", "OY")],
         "names": {"I": "I", "W": "W", "O": "O"},
         "issue": {"seconds": 18, "energy_pj": 3.17e8},
     },
