@@ -1,5 +1,6 @@
-"""ZigZag 3.9.1's LOMA search on the two real-size layers of bench_dse_real_size.py (not run
-by the tests).
+"""ZigZag 3.9.1's LOMA search on the two real-size layers of bench_dse_real_size.py.
+
+Not run by the tests.
 
 The arch: a 16 x 16 array (ZigZag's operational array D1 = D2 = 16, systolic along both),
 one 16-bit register per operand in each PE (0.1 pJ per word read or written), a GLB of
@@ -11,12 +12,13 @@ input is 58 x 58, as tenet's conv2d has it), and GEMM M = N = K = 1024.
 For each layer, LOMA searches the temporal mapping (optimising energy) once per fixed
 spatial unrolling (D1|D2) and once with the spatial unrolling left to ZigZag, which then
 tries its `nb_spatial_mappings_generated` best-utilised candidates (3, its default) and
-keeps the cheapest. Needs zigzag-dse 3.9.1 in its own venv, never in tenet's environment:
+keeps the cheapest. Needs zigzag-dse 3.9.1 in a venv of its own (VENV below), never in
+tenet's environment:
 
-    python -m venv /tmp/zzvenv && /tmp/zzvenv/bin/pip install zigzag-dse==3.9.1 six
-    /tmp/zzvenv/bin/python benchmarks/zigzag_reference/run_zigzag_real_size.py \
+    python -m venv VENV && VENV/bin/pip install zigzag-dse==3.9.1 six
+    VENV/bin/python benchmarks/zigzag_reference/run_zigzag_real_size.py \
         [--out OUT_DIR] [--case conv|gemm] [--only D1|D2|auto ...] [--json]
-    /tmp/zzvenv/bin/python benchmarks/zigzag_reference/run_zigzag_real_size.py --load RUN.json
+    VENV/bin/python benchmarks/zigzag_reference/run_zigzag_real_size.py --load RUN.json
 
 It writes ZigZag's input YAML into OUT_DIR (a new temporary folder by default) and prints,
 per layer and spatial unrolling: ZigZag's total pJ, the wall time of its search, its latency
