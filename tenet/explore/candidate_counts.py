@@ -62,9 +62,13 @@ class SharedWork:
     fixed_warnings: list[str]  # the warnings that do not depend on the dataflow
     relations: dict[tuple[str, str], Any] = field(default_factory=dict)  # StampRelations
     spaces: dict[str, isl.UnionMap] = field(default_factory=dict)  # space text -> map on D
-    counts: dict[tuple, tuple[int, int | None]] = field(default_factory=dict)  # see unique_volumes
+    # see unique_volumes: (unique, spatial reuse, exits, temporal_unique)
+    counts: dict[tuple, tuple[int, int | None, int | None, int | None]] = field(
+        default_factory=dict
+    )
     ranges: dict[int, tuple[isl.UnionMap, isl.UnionSet]] = field(default_factory=dict)
-    renamed_counts: dict[tuple, tuple[int, int | None]] = field(default_factory=dict)
+    renamed_counts: dict[tuple, tuple[int, ...]] = field(default_factory=dict)
+    element_counts: dict[int, tuple[isl.UnionMap, int]] = field(default_factory=dict)
     stamp_sizes: dict[tuple, tuple[int, int]] = field(default_factory=dict)  # see analyze_renamed
     outsides: dict[str, tuple[int, str]] = field(default_factory=dict)  # see outside_facts
     functions: dict[int, tuple[isl.UnionMap, bool]] = field(default_factory=dict)  # id(access)
@@ -154,6 +158,13 @@ class SharedWork:
         """|obj|: the shared total when obj is one of the workload's access relations."""
         known = self.totals.get(id(obj))
         return count(obj) if known is None else known
+
+    def elements(self, access: isl.UnionMap) -> int:
+        """|range(A)|, the distinct elements of an access relation (counted once)."""
+        found = self.element_counts.get(id(access))
+        if found is None or found[0] is not access:
+            found = self.element_counts[id(access)] = (access, count(access.range()))
+        return found[1]
 
 
 _SHARED: dict[str, SharedWork] = {}
@@ -298,9 +309,11 @@ def unique_volumes(
     spatial: isl.UnionMap | None,
     total: int,
     fetched: list[isl.UnionMap] | None,
-    cache: dict[tuple, tuple[int, int | None]] | None = None,
+    cache: dict[tuple, tuple[int, int | None, int | None]] | None = None,
     reuse_key: tuple | None = None,
     single_valued: bool = False,
+    elements: int | None = None,
+    temporal: isl.UnionMap | None = None,
 ) -> Volumes:
     """total, unique = |A_D \\ (M;A_D)| = |A| - |A_D ∩ (M;A_D)| in one operation (M = M_t ∪
     ⋃_l M_l; the same set `count_volumes` reaches link by link) and, when `spatial` is given, spatial reuse
@@ -310,26 +323,45 @@ def unique_volumes(
     differ only by the order of the element coordinates share them. When the access is
     `single_valued` (so is A_D: a stamp holds one instance), (s, A_D(s)) ∈ M;A_D iff some
     (s, s') ∈ M has A_D(s') = A_D(s), so |A_D ∩ (M;A_D)| = |dom(M ∩ A_D;A_D^{-1})|, which
-    barvinok counts in about half the time (measured on the conv space of docs/dse.md)."""
+    barvinok counts in about half the time (measured on the conv space of docs/dse.md).
+    With `elements` (a write side's |range(A)|), also its read_back = |exits| − elements,
+    exits = A_D \\ (M^{-1};A_D) (`tenet.model.side_trace.exits`): |A| − |ran(M ∩ A_D;A_D^{-1})|
+    when single-valued; with `temporal` (M_t), also temporal_unique = |A_D \\ (M_t;A_D)|."""
     assignment = stamps.data_assignment(access)
     key = None
     if cache is not None and reuse_key is not None and fetched is None:
         found = assignment_key(assignment)
         if found is not None:
-            key = (reuse_key, spatial is not None, found)
+            key = (
+                reuse_key,
+                spatial is not None,
+                elements is not None,
+                temporal is not None,
+                found,
+            )
             if key in cache:
-                unique, spatial_reuse = cache[key]
-                return _volumes(total, unique, spatial_reuse)
+                return _volumes(total, *cache[key], elements)
     same_element = None
+    exit_count = temporal_unique = None
     if fetched is not None:
         remaining = assignment.subtract(reuse.apply_range(assignment))  # A_D \ M;A_D
         fetched.append(remaining)
         unique = count(remaining)
     elif single_valued:  # |A_D| = |A| (Θ is one-to-one)
         same_element = assignment.apply_range(assignment.reverse())  # A_D;A_D^{-1}
-        unique = total - count(reuse.intersect(same_element).domain())
+        served = reuse.intersect(same_element)
+        unique = total - count(served.domain())
+        if elements is not None:  # senders whose value some receiver takes on
+            exit_count = total - count(served.range())
+        if temporal is not None:
+            temporal_unique = total - count(temporal.intersect(same_element).domain())
     else:  # counting the intersection is cheaper than the difference (measured)
         unique = total - count(assignment.intersect(reuse.apply_range(assignment)))
+    if elements is not None and exit_count is None:
+        sent = assignment.intersect(reuse.reverse().apply_range(assignment))
+        exit_count = count(assignment) - count(sent)
+    if temporal is not None and temporal_unique is None:
+        temporal_unique = total - count(assignment.intersect(temporal.apply_range(assignment)))
     spatial_reuse = None
     if spatial is not None and same_element is not None:
         spatial_reuse = count(spatial.intersect(same_element).domain())
@@ -338,13 +370,28 @@ def unique_volumes(
     if key is not None:
         if len(cache) >= COUNTS_KEPT:
             cache.clear()
-        cache[key] = (unique, spatial_reuse)
-    return _volumes(total, unique, spatial_reuse)
+        cache[key] = (unique, spatial_reuse, exit_count, temporal_unique)
+    return _volumes(total, unique, spatial_reuse, exit_count, temporal_unique, elements)
 
 
-def _volumes(total: int, unique: int, spatial_reuse: int | None) -> Volumes:
+def _volumes(
+    total: int,
+    unique: int,
+    spatial_reuse: int | None,
+    exit_count: int | None = None,
+    temporal_unique: int | None = None,
+    elements: int | None = None,
+) -> Volumes:
+    """The Volumes the shared counts give (no per-link counts; temporal_unique when
+    counted); a write side's read_back = exits − elements when both are known."""
+    read_back = None if exit_count is None or elements is None else exit_count - elements
     return Volumes(
-        total=total, unique=unique, temporal_unique=None, spatial_reuse=spatial_reuse, carried={}
+        total=total,
+        unique=unique,
+        temporal_unique=temporal_unique,
+        spatial_reuse=spatial_reuse,
+        carried={},
+        read_back=read_back,
     )
 
 
@@ -416,9 +463,11 @@ def analyze_candidate(
                 shared.counts,
                 (relations.key, links),
                 shared.single_valued(access),
+                shared.elements(access) if wants_exits(check, side) else None,
+                relations.temporal if priced(check) else None,
             )
             if check is not None:
-                check.add(tensor, side, counted_sides[tensor, side].unique)
+                check.add(tensor, side, counted_sides[tensor, side])
             continue
         counted_sides[tensor, side] = count_volumes(
             stamps,
@@ -541,12 +590,19 @@ def analyze_renamed(
     for tensor, side, access in sides:
         links = links_for(arch, tensor, side)
         shape = renaming.shapes.get((tensor, side))
+        elements = shared.elements(access) if wants_exits(check, side) else None
         key = None
         if shape is not None:
-            key = (links, spatial_wanted, candidate_key(renaming.loops, candidate, shape))
+            key = (
+                links,
+                spatial_wanted,
+                elements is not None,
+                priced(check),
+                candidate_key(renaming.loops, candidate, shape),
+            )
         known = shared.renamed_counts.get(key) if key is not None else None
         if known is not None:
-            volumes = _volumes(shared.size(access), *known)
+            volumes = _volumes(shared.size(access), *known, elements)
         else:
             stamps, relations = lazy.get()
             volumes = unique_volumes(
@@ -559,14 +615,22 @@ def analyze_renamed(
                 shared.counts,
                 (relations.key, links),
                 shared.single_valued(access),
+                elements,
+                relations.temporal if priced(check) else None,
             )
             if key is not None:
                 if len(shared.renamed_counts) >= COUNTS_KEPT:
                     shared.renamed_counts.clear()
-                shared.renamed_counts[key] = (volumes.unique, volumes.spatial_reuse)
+                exit_count = None if elements is None else volumes.read_back + elements
+                shared.renamed_counts[key] = (
+                    volumes.unique,
+                    volumes.spatial_reuse,
+                    exit_count,
+                    volumes.temporal_unique,
+                )
         counted_sides[tensor, side] = volumes
         if check is not None:
-            check.add(tensor, side, volumes.unique)
+            check.add(tensor, side, volumes)
     volumes_by_tensor = {
         tensor: {side: counted_sides.get((tensor, side)) for side in SIDES}
         for tensor in workload.tensors
@@ -580,6 +644,17 @@ def analyze_renamed(
         shared.outside_facts(space_text),
         set(),
     )
+
+
+def priced(check: PartialFloor | None) -> bool:
+    """The energy floor is checked (`PartialFloor.prices_sides`): each side's
+    temporal_unique (its links' values) and a write side's exits are worth counting."""
+    return check is not None and check.prices_sides
+
+
+def wants_exits(check: PartialFloor | None, side: str) -> bool:
+    """A write side's exits are counted when its floor prices them."""
+    return side == "write" and priced(check)
 
 
 def _as_is(relation: Any) -> Any:

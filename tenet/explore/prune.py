@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol
 
+import islpy as isl
+
 from tenet.explore.objectives import OBJECTIVES, PRUNABLE_OBJECTIVES, Floors
+from tenet.model.cost import word_pitch_pj
+from tenet.model.metrics import links_for
+from tenet.model.results import Volumes
+from tenet.model.same_step import has_same_step_cycle
 from tenet.model.workload import SIDES, Workload
 from tenet.util.isl_util import count
 
@@ -50,7 +56,9 @@ class FloorBasis:
     avg_latency: int
     energy_constants: tuple[Any, Any, Any]
     first: dict[tuple[str, str], int] = field(default_factory=dict)  # per side (or 0)
+    elements: dict[tuple[str, str], int] = field(default_factory=dict)  # |range(A)| per side
     energy_pj: Fraction | None = None  # `cost_floor`: None without component costs
+    word_prices: WordPrices | None = None  # what counted sides add to it (None: no costs)
 
     @classmethod
     def of(cls, shared: CountedWork) -> FloorBasis:
@@ -61,6 +69,7 @@ class FloorBasis:
         workload, arch = shared.workload, shared.arch
         first = {"read": 0, "write": 0}
         per_side = {}
+        elements = {}
         access_words = 0
         for tensor in workload.tensors:
             for side in SIDES:
@@ -74,7 +83,8 @@ class FloorBasis:
                     link.kind == "forward" and 0 in link.window and link.serves(tensor, side)
                     for link in arch.links
                 )
-                per_side[tensor, side] = 0 if same_step else count(access.range())
+                elements[tensor, side] = count(access.range())
+                per_side[tensor, side] = 0 if same_step else elements[tensor, side]
                 first[side] += per_side[tensor, side]
         memory = arch.memory
         macs = shared.instances * workload.macs_per_instance
@@ -90,8 +100,118 @@ class FloorBasis:
             memory.avg_latency,
             (arch.energy.mac, arch.energy.l1, arch.energy.l2),
             per_side,
+            elements,
             cost_floor(shared, macs, per_side),
+            WordPrices.of(shared),
         )
+
+
+@dataclass(frozen=True)
+class WordPrices:
+    """pJ per word of what a counted side adds to `cost_floor` (docs/energy.md): a read
+    word fetched costs a row share read and a register write; a write side's exit a row
+    share written and a register read-out; a partial sum read back a row share read and a
+    register write; a value a link carries (`carried`, per side) what every link serving the
+    side costs at least per value; every crossing between the scratchpad and a PE at least
+    the wire to the nearest PE row (`edge_pj`)."""
+
+    row_read: Fraction  # word_bits / width × the scratchpad's read energy
+    row_write: Fraction
+    register_read: Fraction
+    register_write: Fraction
+    carried: dict[tuple[str, str], Fraction]  # per side: the least pJ of a carried value
+    edge_pj: Fraction  # a word's wire between the scratchpad and the nearest PE row
+
+    @classmethod
+    def of(cls, shared: CountedWork) -> WordPrices | None:
+        arch, workload = shared.arch, shared.workload
+        c = arch.components
+        if c is None:
+            return None
+        share = c.scratchpad_accesses(1)
+        row_read = Fraction(share * Fraction(c.scratchpad_read_pj.value))
+        register_read = Fraction(c.register_read_pj.value)
+        register_write = Fraction(c.register_write_pj.value)
+        edge_pj = Fraction(nearest_row_pitches(arch) * word_pitch_pj(c))
+        carried = {}
+        for tensor in workload.tensors:
+            for side in SIDES:
+                if workload.access(tensor, side) is None:
+                    continue
+                links = links_for(arch, tensor, side)
+                pj = carried_value_pj(arch, links, side, register_read, register_write)
+                if arch.same_step == "groups" and has_same_step_cycle(
+                    [arch.links[n] for n in links]
+                ):
+                    # counted the shared way (TENET's literal rule), a starved group's value
+                    # is carried where the plain model fetches it: priced at the cheaper of
+                    # the two; on a write side a fetch is not priced, so not at all
+                    pj = min(pj, row_read + register_write + edge_pj) if side == "read" else 0
+                carried[tensor, side] = Fraction(pj)
+        return cls(
+            row_read,
+            Fraction(share * Fraction(c.scratchpad_write_pj.value)),
+            register_read,
+            register_write,
+            carried,
+            edge_pj,
+        )
+
+    def extra_pj(
+        self, tensor: str, side: str, volumes: Volumes, first: int, elements: int | None
+    ) -> Fraction:
+        """pJ a counted side costs beyond the floor's `first` accesses (its elements, or 0):
+        a read side's fetched words beyond them; a write side with its read_back counted,
+        its exits (elements + read_back) beyond them written and each exit read out, and
+        each read-back's row read and register write; with temporal_unique counted, the
+        values the links carry (temporal_unique − unique) at `carried`."""
+        extra = Fraction(0)
+        if side == "read":
+            extra += (volumes.unique - first) * (self.row_read + self.register_write)
+            extra += volumes.unique * self.edge_pj
+        elif volumes.read_back is not None and elements is not None:
+            back = volumes.read_back
+            exits = elements + back
+            extra += (exits - first) * self.row_write + exits * self.register_read
+            extra += back * (self.row_read + self.register_write)
+            extra += (exits + back) * self.edge_pj  # a read-back goes out and comes back
+        if volumes.temporal_unique is not None:
+            extra += (volumes.temporal_unique - volumes.unique) * self.carried[tensor, side]
+        return extra
+
+
+def nearest_row_pitches(arch: Arch) -> int:
+    """The fewest pitches a word travels between the scratchpad and a PE: p_0 + 1 for the
+    PE row nearest the edge at p_0 = −1 (`tenet.model.cost`'s distribution wires)."""
+    lowest = arch.pe_domain.lexmin()
+    points: list[int] = []
+    lowest.foreach_point(
+        lambda p: points.append(p.get_coordinate_val(isl.dim_type.set, 0).to_python())
+    )
+    return min(points) + 1
+
+
+def carried_value_pj(
+    arch: Arch,
+    links: Sequence[int],
+    side: str,
+    register_read: Fraction,
+    register_write: Fraction,
+) -> Fraction:
+    """The least pJ of one value the side's links carry (docs/energy.md): its register write
+    at the receiver (and, on a write side, its read-out at the sender), and, when every
+    link is a point-to-point forward link, its wire over the shortest hop; 0 when a
+    reduction tree serves a write side (its sends are priced as adds, not counted here)."""
+    from tenet.model.cost import displacements, hop_length, is_reduction_tree
+
+    chosen = [arch.links[n] for n in links]
+    if side == "write" and any(is_reduction_tree(link) for link in chosen):
+        return Fraction(0)
+    pj = register_write + (register_read if side == "write" else 0)
+    if chosen and all(link.kind == "forward" for link in chosen):
+        shortest = min(min(displacements(link), default=0) for link in chosen)
+        pj += hop_length(shortest) * word_pitch_pj(arch.components)
+    return Fraction(pj)
 
 
 def cost_floor(
@@ -101,8 +221,8 @@ def cost_floor(
     register read per operand access and one register write per output access; an output's
     accumulation reads (its accesses less its elements, when the workload does not read it
     itself); the scratchpad rows of each side's first accesses (`first`: read once, or
-    written back once). Every other part (links, wires, read-back, levels) is >= 0. None
-    without component costs."""
+    written back once) and, for a read side, their register writes. Every other part
+    (links, wires, read-back, levels) is >= 0. None without component costs."""
     arch, workload = shared.arch, shared.workload
     c = arch.components
     if c is None:
@@ -113,6 +233,7 @@ def cost_floor(
         if reads is not None:
             pj += shared.size(reads) * Fraction(c.register_read_pj.value)
             pj += c.scratchpad_accesses(first[tensor, "read"]) * c.scratchpad_read_pj.value
+            pj += first[tensor, "read"] * Fraction(c.register_write_pj.value)
         if writes is not None:
             total = shared.size(writes)
             pj += total * Fraction(c.register_write_pj.value)
@@ -129,11 +250,13 @@ def floors(
     write_words: int | None = None,
     time_steps: int | None = None,
     dram_words: int | None = None,
+    energy_pj_extra: Fraction = Fraction(0),
 ) -> Floors:
     """The `Floors` of a generated candidate whose PE coordinates take at most
     `most_active_pes` values: steps >= ⌈instances / active⌉, compute = ⌊macs / active⌋, the
     unique words of the read (write) sides >= their first accesses. `read_words`,
-    `write_words` and `time_steps` replace these defaults when known (counted)."""
+    `write_words` and `time_steps` replace these defaults when known (counted);
+    `energy_pj_extra` is what the counted sides add to the energy floor (`WordPrices`)."""
     from tenet.model.metrics import compute_delay, latency, transfer_delay, utilization
 
     active = max(1, min(most_active_pes, basis.pe_count))
@@ -148,6 +271,7 @@ def floors(
     slowest = latency(ingress, egress, compute)
     e_mac, e_l1, e_l2 = basis.energy_constants
     energy = e_mac * basis.macs + 2 * e_l1 * basis.access_words + 2 * e_l2 * (reads + writes)
+    energy_pj = None if basis.energy_pj is None else basis.energy_pj + energy_pj_extra
     return Floors(
         active_pes=active,
         time_steps=time_steps,
@@ -161,7 +285,7 @@ def floors(
         avg_latency_cycles=basis.avg_latency,
         utilization=utilization(basis.macs, basis.pe_count, slowest) if slowest > 0 else None,
         dram_words=dram_words,
-        energy_pj=None if basis.energy_pj is None else float(basis.energy_pj),
+        energy_pj=None if energy_pj is None else float(energy_pj),
     )
 
 
@@ -172,10 +296,13 @@ def lower_bounds(
     write_words: int | None = None,
     time_steps: int | None = None,
     dram_words: int | None = None,
+    energy_pj_extra: Fraction = Fraction(0),
 ) -> dict[str, int | float]:
     """{objective: its floor} (as the objective reads it; an upper bound for the maximised
     ones) for every objective whose `floor` gives a bound here (see `floors`)."""
-    found = floors(basis, most_active_pes, read_words, write_words, time_steps, dram_words)
+    found = floors(
+        basis, most_active_pes, read_words, write_words, time_steps, dram_words, energy_pj_extra
+    )
     out = {}
     for name in PRUNABLE_OBJECTIVES:
         value = OBJECTIVES[name].floor(found)
@@ -204,6 +331,10 @@ def dominated(floor: Sequence, front_so_far: Iterable[Sequence]) -> bool:
     return any(dominates(vector, floor) for vector in front_so_far)
 
 
+#: Objectives whose floor prices a write side's exits and read-backs (`WordPrices`).
+EXIT_PRICED_OBJECTIVES = ("energy_pj", "edp")
+
+
 class Beaten(Exception):
     """A candidate whose partial lower bounds a counted candidate already dominates."""
 
@@ -228,16 +359,32 @@ class PartialFloor:
         self.objectives = objectives
         self.front_so_far = front_so_far
         self.words = {"read": basis.first_reads, "write": basis.first_writes}
+        self.energy_pj_extra = Fraction(0)
 
-    def add(self, tensor: str, side: str, unique: int) -> None:
-        """One more side counted: its `unique` words replace its first accesses."""
-        self.words[side] += unique - self.basis.first.get((tensor, side), 0)
+    @property
+    def prices_sides(self) -> bool:
+        """The energy floor is wanted and priced (so what `WordPrices` prices is worth counting)."""
+        return self.basis.word_prices is not None and any(
+            name in EXIT_PRICED_OBJECTIVES for name in self.objectives
+        )
+
+    def add(self, tensor: str, side: str, volumes: Volumes) -> None:
+        """One more side counted: its unique words replace its first accesses (and what it
+        costs beyond them joins the energy floor)."""
+        first = self.basis.first.get((tensor, side), 0)
+        self.words[side] += volumes.unique - first
+        if self.basis.word_prices is not None:
+            elements = self.basis.elements.get((tensor, side))
+            self.energy_pj_extra += self.basis.word_prices.extra_pj(
+                tensor, side, volumes, first, elements
+            )
         values = lower_bounds(
             self.basis,
             self.active_pes,
             self.words["read"],
             self.words["write"],
             self.time_steps,
+            energy_pj_extra=self.energy_pj_extra,
         )
         if dominated(signed_floors(values, self.objectives), self.front_so_far):
             raise Beaten

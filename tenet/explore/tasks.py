@@ -162,6 +162,8 @@ def count_task(task: CandidateTask) -> Outcome:
     levels' traffic when the task has tile depths."""
     shared = shared_work(task.context)
     if any(objective in PLAIN_OBJECTIVES for objective in task.objectives):
+        if task.front_so_far and beaten_before_plain(shared, task):
+            return Outcome(True, pruned=True)
         return _count_plain(shared, task)
     if shared.same_step_groups():  # starved same-step groups: counted by the plain model
         return _count_plain(shared, task)
@@ -191,6 +193,43 @@ def count_task(task: CandidateTask) -> Outcome:
     if isinstance(analysis, Outcome):
         return analysis
     return Outcome(True, vector=tuple(signed_values(analysis, task.objectives)))
+
+
+def beaten_before_plain(shared: SharedWork, task: CandidateTask) -> bool:
+    """The floors of a candidate the plain model would count (`PLAIN_OBJECTIVES`), with its
+    unique words counted the shared way (`analyze_renamed`, else `analyze_candidate`): True
+    when the front so far dominates them (the candidate cannot join it). On an arch with
+    same-step groups the shared counts follow TENET's literal rule, and the floor prices
+    what that rule may carry rather than fetch at the cheaper of the two
+    (`tenet.explore.prune.WordPrices`). Candidates off the array are left to the plain
+    model."""
+    if shared.outside_facts(task.space)[0]:
+        return False
+    renaming = shared.renaming() if task.candidate is not None else None
+    try:
+        with operations_limit(task.max_operations, f"analyzing {task.name!r}", None):
+            if renaming is not None:
+                analyze_renamed(
+                    shared,
+                    renaming,
+                    task.name,
+                    task.candidate,
+                    task.space,
+                    task.time,
+                    task.objectives,
+                    task.front_so_far,
+                )
+            else:
+                space = shared.space_map(task.space)
+                time = parse_union_map(task.time).intersect_domain(shared.workload.domain)
+                analyze_candidate(
+                    shared, task.name, space, time, False, task.objectives, task.front_so_far
+                )
+    except Beaten:
+        return True
+    except IslLimitError:
+        return False
+    return False
 
 
 def _count_ordered(shared: SharedWork, task: CandidateTask) -> Analysis | Outcome:
