@@ -114,12 +114,23 @@ def _onward(run, arch: Arch, n: int, side: _Sides):
 
 
 def exits_of(run, arch: Arch, tensor: str, use) -> np.ndarray:
-    """Write side: the triples nothing takes on (not the PE's next step, no link)."""
+    """Write side: the triples nothing takes on (not the PE's next step, no link), and for an
+    element with none of those, its last triple."""
     side = _Sides(use, len(run.times))
     onward = side.held(use.pe, use.step + 1, use.step + 1 < len(run.times))
     for n in links_for(arch, tensor, "write"):
         onward |= _onward(run, arch, n, side)[0]
-    return ~onward
+    left = ~onward
+    # an element every triple of which is taken on (a same-step cycle) leaves from its
+    # triple at the largest (step, PE)
+    missing = np.setdiff1d(use.element, use.element[left])
+    if len(missing):
+        lost = np.flatnonzero(np.isin(use.element, missing))
+        order = lost[np.lexsort((use.pe[lost], use.step[lost], use.element[lost]))]
+        last = np.ones(len(order), dtype=bool)
+        last[:-1] = use.element[order][1:] != use.element[order][:-1]
+        left[order[last]] = True
+    return left
 
 
 def read_back_of(run, arch: Arch, tensor: str, use) -> int:

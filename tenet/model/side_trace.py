@@ -38,8 +38,20 @@ class SideTrace:
 def exits(trace: SideTrace) -> isl.UnionMap:
     """Write sides: A_D \\ (A_D ∩ ((M_t ∪ ⋃_l M_l)⁻¹ ; A_D)), the triples no triple takes on
     (not the PE's own next step, not a receiver of a link serving the side): where a
-    partial sum leaves the array."""
+    partial sum leaves the array; and `cycle_exits`, so every element leaves once at least."""
     onward = trace.temporal
     for _, _, rel in trace.links.values():
         onward = onward.union(rel)
-    return trace.assignment.subtract(trace.sent(onward))
+    left = trace.assignment.subtract(trace.sent(onward))
+    return left.union(cycle_exits(trace.assignment, left))
+
+
+def cycle_exits(assignment: isl.UnionMap, left: isl.UnionMap) -> isl.UnionMap:
+    """The exit of each element whose every triple is taken on by another (a same-step cycle
+    of links passes it round within one step): its triple at the largest (step, PE), where
+    its value leaves the array (empty when every element has an exit)."""
+    missing = assignment.range().subtract(left.range())
+    if missing.is_empty():
+        return isl.UnionMap.empty(assignment.get_space())
+    last = assignment.intersect_range(missing).reverse().range_reverse().lexmax()
+    return last.range_reverse().reverse()

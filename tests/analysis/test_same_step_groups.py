@@ -34,6 +34,7 @@ FLOWS = {
     "os-flat": ("{ S[i,j,k] -> PE[i % 4, j % 4] }", "{ S[i,j,k] -> T[floor(i/4), floor(j/4), k] }"),
     "os-held": ("{ S[i,j,k] -> PE[i % 4, j % 4] }", "{ S[i,j,k] -> T[floor(i/4), k, floor(j/4)] }"),
     "ring": ("{ S[i,j,k] -> PE[j % 4] }", "{ S[i,j,k] -> T[i, k, floor(j/4)] }"),
+    "ring-reduce": ("{ S[i,j,k] -> PE[k] }", "{ S[i,j,k] -> T[i, j] }"),
     "skewed": (
         "{ S[i,j,k] -> PE[i % 4, j % 4] }",
         "{ S[i,j,k] -> T[floor(i/4), floor(j/4), i % 4 + j % 4 + k] }",
@@ -45,6 +46,7 @@ PAIRS = [
     ("mesh", "skewed"),
     ("torus", "os-flat"),
     ("ring", "ring"),
+    ("ring", "ring-reduce"),
     ("mesh+bus", "os-flat"),
 ]
 
@@ -131,3 +133,23 @@ def test_compare_ranks_the_mesh_column(capsys):
     for column in data["results"]:
         assert column["bandwidth"]["peak_ingress"] > 0
         assert "same_step_cycle" not in column["warning_kinds"]
+
+
+def test_a_partial_sum_passed_round_a_ring_leaves_once(tmp_path):
+    """2x2x4 GEMM, C[i,j]'s four products on the four PEs of a window-0 ring in one step:
+    each PE's partial sum is taken on by its neighbour, so no triple is an exit of its own.
+    Each element still leaves once, from its largest (step, PE), PE 3: 4 exits, no read-back
+    (TENET's exits alone would give 0 exits and a read-back of -4). That PE is 4 pitches
+    from the edge: 4 x 4 pitches of distribution wire."""
+    arch, flow = inputs(tmp_path, "ring", "ring-reduce")
+    arch = dataclasses.replace(arch, components=hand_components())
+    workload = load_workload(GEMM, {"M": 2, "N": 2, "K": 4})
+    result = analyze(workload, arch, flow)
+    assert result.volumes["C"]["write"].read_back == 0
+    actions = result.cost.actions["C"]
+    assert actions.scratchpad_write_words == 4
+    # 16 writes, one starved group per element charged the start (4): 12 partial sums
+    # sent round the ring, each read out of its register, and the 4 exits
+    assert actions.register_read_outs == 12 + 4
+    assert actions.distribution_pitches == 16
+    assert simulate(workload, arch, flow).to_dict() == result.to_dict()
