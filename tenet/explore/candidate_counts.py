@@ -325,8 +325,8 @@ def unique_volumes(
     (s, s') ∈ M has A_D(s') = A_D(s), so |A_D ∩ (M;A_D)| = |dom(M ∩ A_D;A_D^{-1})|, which
     barvinok counts in about half the time (measured on the conv space of docs/dse.md).
     With `elements` (a write side's |range(A)|), also its read_back = |exits| − elements,
-    exits = A_D \\ (M^{-1};A_D) (`tenet.model.side_trace.exits`): |A| − |ran(M ∩ A_D;A_D^{-1})|
-    when single-valued; with `temporal` (M_t), also temporal_unique = |A_D \\ (M_t;A_D)|."""
+    exits = A_D \\ (M^{-1};A_D) (`tenet.model.side_trace.exits`, `exits_count`); with
+    `temporal` (M_t), also temporal_unique = |A_D \\ (M_t;A_D)|."""
     assignment = stamps.data_assignment(access)
     key = None
     if cache is not None and reuse_key is not None and fetched is None:
@@ -351,15 +351,15 @@ def unique_volumes(
         same_element = assignment.apply_range(assignment.reverse())  # A_D;A_D^{-1}
         served = reuse.intersect(same_element)
         unique = total - count(served.domain())
-        if elements is not None:  # senders whose value some receiver takes on
-            exit_count = total - count(served.range())
+        if elements is not None:  # stamps whose value no receiver takes on
+            exit_count = exits_count(assignment.subtract_domain(served.range()), elements)
         if temporal is not None:
             temporal_unique = total - count(temporal.intersect(same_element).domain())
     else:  # counting the intersection is cheaper than the difference (measured)
         unique = total - count(assignment.intersect(reuse.apply_range(assignment)))
     if elements is not None and exit_count is None:
         sent = assignment.intersect(reuse.reverse().apply_range(assignment))
-        exit_count = count(assignment) - count(sent)
+        exit_count = exits_count(assignment.subtract(sent), elements)
     if temporal is not None and temporal_unique is None:
         temporal_unique = total - count(assignment.intersect(temporal.apply_range(assignment)))
     spatial_reuse = None
@@ -372,6 +372,12 @@ def unique_volumes(
             cache.clear()
         cache[key] = (unique, spatial_reuse, exit_count, temporal_unique)
     return _volumes(total, unique, spatial_reuse, exit_count, temporal_unique, elements)
+
+
+def exits_count(left: isl.UnionMap, elements: int) -> int:
+    """|exits|: the triples nothing takes on (`left`), and one more for each element
+    without one (a same-step cycle takes on all its triples: `tenet.model.side_trace`)."""
+    return count(left) + elements - count(left.range())
 
 
 def _volumes(

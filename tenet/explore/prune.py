@@ -166,9 +166,13 @@ class WordPrices:
         each read-back's row read and register write; with temporal_unique counted, the
         values the links carry (temporal_unique − unique) at `carried`."""
         extra = Fraction(0)
+        # every element is fetched at least once: max(unique, first) (TENET's literal count
+        # on same-step cycles may fetch fewer); the values not fetched nor kept in place
+        # are carried by links
+        fetched = max(volumes.unique, first)
         if side == "read":
-            extra += (volumes.unique - first) * (self.row_read + self.register_write)
-            extra += volumes.unique * self.edge_pj
+            extra += (fetched - first) * (self.row_read + self.register_write)
+            extra += fetched * self.edge_pj
         elif volumes.read_back is not None and elements is not None:
             back = volumes.read_back
             exits = elements + back
@@ -176,7 +180,8 @@ class WordPrices:
             extra += back * (self.row_read + self.register_write)
             extra += (exits + back) * self.edge_pj  # a read-back goes out and comes back
         if volumes.temporal_unique is not None:
-            extra += (volumes.temporal_unique - volumes.unique) * self.carried[tensor, side]
+            carried = max(volumes.temporal_unique - fetched, 0)
+            extra += carried * self.carried[tensor, side]
         return extra
 
 
