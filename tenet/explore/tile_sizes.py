@@ -61,6 +61,7 @@ from tenet.explore.tile_space import (
     TiledDesign,
     TileProblem,
     dataflow_of,
+    flattened,
     notation,
     space_text,
     tile_problem,
@@ -126,12 +127,12 @@ class _Scored:
 @dataclass
 class TileSizeResult(DseResult):
     """`DseResult` of a tile-size search, with per front member its closed-form objective
-    values and its DRAM words over the Snowcat front at the GLB's capacity
+    values (None for a `flat` design, counted by `analyze` alone) and its DRAM words over the Snowcat front at the GLB's capacity
     (`dram_vs_capacity_bound`; each entry's `dram_vs_bound` is dse's, at the buffer its
     tiles need, `capacity_needed_single`), and whether `limit` or `time_limit` stopped the search before it visited every tile vector
     (`stopped_by`: `LIMIT` or `TIME_LIMIT`, and `complete` False, as `DseResult` says it)."""
 
-    closed_forms: list[dict[str, Any]] = field(default_factory=list)
+    closed_forms: list[dict[str, Any] | None] = field(default_factory=list)
     dram_vs_capacity_bound: list[float | None] = field(default_factory=list)
     snowcat_words: int | None = None
     seconds: float = 0.0
@@ -192,7 +193,9 @@ def explore_tile_sizes(
     front, counts = _search(
         problem, prices, tuple(objectives), limit, time_limit, started, imperfect
     )
-    entries, closed, ratios = _recheck(workload, arch, problem, front, objectives, jobs)
+    flats = [f for s in sorted(front, key=lambda s: s.vector) for f in flattened(problem, s.design)]
+    flats = flats[:FLAT_VARIANTS]
+    entries, closed, ratios = _recheck(workload, arch, problem, front, objectives, jobs, flats)
     bound = snowcat_at(problem_from_workload(workload), problem.capacity)
     snowcat_words = bound.accesses if bound is not None else None
     ratios = [
@@ -217,6 +220,10 @@ def explore_tile_sizes(
         distinct=counts.candidates,
         seconds=clock.monotonic() - started,
     )
+
+
+#: The most flat variants of the front's members counted by `analyze` (first members first).
+FLAT_VARIANTS = 12
 
 
 def _search(
@@ -394,12 +401,16 @@ def _recheck(
     front: list[_Scored],
     objectives: Sequence[str],
     jobs: int,
-) -> tuple[list[FrontEntry], list[dict[str, Any]], list[float | None]]:
+    flats: Sequence[TiledDesign] = (),
+) -> tuple[list[FrontEntry], list[dict[str, Any] | None], list[float | None]]:
     """Each front member counted by plain `analyze` (on `jobs` processes), sorted by the
-    objectives; its closed-form values kept beside it."""
+    objectives; its closed-form values kept beside it. `flats` (designs without closed
+    forms, the front members' `flattened` variants) are counted beside them, and the front
+    is that of every design counted."""
     front = sorted(front, key=lambda s: s.vector)
-    names = [f"dse-{k + 1:03d}" for k in range(len(front))]
-    tasks = [(s.design, n) for s, n in zip(front, names)]
+    designs_counted = [s.design for s in front] + list(flats)
+    names = [f"dse-{k + 1:03d}" for k in range(len(designs_counted))]
+    tasks = list(zip(designs_counted, names))
     _SHARED[:] = [workload, arch, problem]
     try:
         if jobs > 1 and len(tasks) > 1:
@@ -414,10 +425,11 @@ def _recheck(
         Analysis.from_dict(r["analysis"], arch, r["stamps"], exact_cost=r.get("cost"))
         for r in records
     ]
-    entries, closed = [], []
+    entries: list[FrontEntry] = []
+    closed: list[dict[str, Any] | None] = []
     snowcat: dict[int, Any] = {}  # Snowcat's least words per buffer, shared by the members
-    for scored, analysis in zip(front, analyses):
-        design = scored.design
+    vectors = [s.vector for s in front] + [None] * len(flats)
+    for design, vector, analysis in zip(designs_counted, vectors, analyses):
         entries.append(
             FrontEntry(
                 analysis,
@@ -429,8 +441,10 @@ def _recheck(
                 dram_against_snowcat(workload, analysis, snowcat),
             )
         )
-        closed.append(dict(zip(objectives, (_plain(v) for v in scored.vector))))
-    order = sorted(range(len(entries)), key=lambda k: entries[k].objective_values().values())
+        closed.append(
+            None if vector is None else dict(zip(objectives, (_plain(v) for v in vector)))
+        )
+    order = sorted(range(len(entries)), key=lambda k: tuple(entries[k].objective_values().values()))
     keep = pareto_indices([tuple(entries[k].objective_values().values()) for k in order])
     entries = [entries[order[k]] for k in keep]
     closed = [closed[order[k]] for k in keep]

@@ -4,7 +4,7 @@ loops, GLB tile extents, outer order, innermost loop) and its space and time map
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
@@ -164,12 +164,15 @@ def _check_systolic(arch: Arch) -> None:
 
 @dataclass(frozen=True)
 class TiledDesign:
-    """Spatial loops (axis 0, axis 1), GLB tile extents, outer order and innermost loop."""
+    """Spatial loops (axis 0, axis 1), GLB tile extents, outer order and innermost loop;
+    `flat` (outermost first): the temporal coordinates inside the GLB tile folded into the
+    skewed one with the innermost loop, so each PE runs them all on consecutive steps."""
 
     spatial: tuple[str, str]
     tile: tuple[tuple[str, int], ...]  # (loop, T_x) in the statement's loop order
     outer: tuple[str, ...]  # loops with Q_x > 1, outermost first
     innermost: str
+    flat: tuple[str, ...] = ()
 
     def extent(self, name: str) -> int:
         return dict(self.tile)[name]
@@ -193,6 +196,32 @@ def inner_order(problem: TileProblem, design: TiledDesign) -> list[str]:
     return out
 
 
+def temporal_inner(problem: TileProblem, design: TiledDesign) -> list[str]:
+    """The temporal coordinates inside the GLB tile (`inner_order` without the spatial
+    blocks): what a flat design folds into its skewed coordinate."""
+    sizes = _axis_sizes(problem, design)
+    return [x for x in inner_order(problem, design) if x not in sizes]
+
+
+def flattened(problem: TileProblem, design: TiledDesign) -> list[TiledDesign]:
+    """The flat variants of a design: its temporal coordinates inside the GLB tile and its
+    innermost loop (when T_r > 1) folded into one, once with each of them innermost and
+    the others in the statement's order; none when there is nothing to fold."""
+    folded = temporal_inner(problem, design)
+    if design.flat or not folded:
+        return []
+    run = [*folded, design.innermost] if design.extent(design.innermost) > 1 else folded
+    order = {x: n for n, x in enumerate(problem.loops)}
+    out = []
+    for last in run:
+        rest = sorted((x for x in run if x != last), key=order.__getitem__)
+        if design.extent(design.innermost) == 1:  # r takes one value: it stays innermost
+            out.append(replace(design, flat=(*rest, last)))
+        else:
+            out.append(replace(design, innermost=last, flat=tuple(rest)))
+    return out
+
+
 def _axis_sizes(problem: TileProblem, design: TiledDesign) -> dict[str, int]:
     return {design.spatial[0]: problem.rows, design.spatial[1]: problem.cols}
 
@@ -207,17 +236,28 @@ def space_text(problem: TileProblem, design: TiledDesign) -> str:
 
 
 def time_text(problem: TileProblem, design: TiledDesign) -> str:
-    """`{ S[n] -> T[floor(x/T_x) outer..., inner..., x_r % T_r + s0 % P_0 + s1 % P_1] }`"""
+    """`{ S[n] -> T[floor(x/T_x) outer..., inner..., x_r % T_r + s0 % P_0 + s1 % P_1] }`;
+    a `flat` design keeps only the spatial blocks as inner coordinates and folds the
+    temporal ones into the last: `Σ_x (x % T_x) · Π_{y after x} T_y · T_r + x_r % T_r + ...`
+    (x, y over `flat`, outermost first): one PE's stamps are distinct, since each x % T_x < T_x."""
     sizes = _axis_sizes(problem, design)
     q = quotients(problem, design)
     dims = [x if design.extent(x) == 1 else f"floor({x}/{design.extent(x)})" for x in design.outer]
+    folded = list(design.flat)
     for x in inner_order(problem, design):
+        if x in folded:
+            continue
         within = x if q[x] == 1 else f"({x} % {design.extent(x)})"
         dims.append(f"floor({within}/{sizes[x]})" if x in sizes else within)
     r = design.innermost
     last = r if q[r] == 1 else f"{r} % {design.extent(r)}"
     if design.extent(r) == 1:
         last = "0"
+    stride = design.extent(r)
+    for x in reversed(folded):
+        within = x if q[x] == 1 else f"({x} % {design.extent(x)})"
+        last = f"{stride}*{within} + {last}"
+        stride *= design.extent(x)
     s0, s1 = design.spatial
     dims.append(f"{last} + {s0} % {problem.rows} + {s1} % {problem.cols}")
     return f"{{ {problem.statement}[{', '.join(problem.loops)}] -> T[{', '.join(dims)}] }}"
@@ -226,11 +266,15 @@ def time_text(problem: TileProblem, design: TiledDesign) -> str:
 def notation(design: TiledDesign) -> str:
     """`(K%P, OY%P - P | OX/1 - GLB | C+p - T) tile K=64 C=64 OX=1 ...`: the spatial loops,
     the outer coordinates outermost first with their tile extents, the innermost loop
-    (skewed by the PE coordinates), then every loop's GLB tile extent."""
+    (skewed by the PE coordinates; a flat design's folded loops and it, as `(RX,RY,C)+p`),
+    then every loop's GLB tile extent."""
     s0, s1 = design.spatial
     outer = ", ".join(f"{x.upper()}/{design.extent(x)}" for x in design.outer)
     tile = " ".join(f"{x.upper()}={t}" for x, t in design.tile)
     inner = design.innermost.upper()
+    if design.flat:  # the folded loops, outermost first
+        inner = ",".join(x.upper() for x in (*design.flat, design.innermost))
+        inner = f"({inner})"
     return f"({s0.upper()}%P, {s1.upper()}%P - P | {outer} - GLB | {inner}+p - T) tile {tile}"
 
 

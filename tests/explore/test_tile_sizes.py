@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tenet.analysis.simulate import simulate
+from tenet.analysis.validate import validate
 from tenet.errors import InputError
 from tenet.explore import tile_sizes as ts
 from tenet.explore.dse import write_dataflows
@@ -279,3 +280,61 @@ def test_refused_inputs(tmp_path):
     with pytest.raises(InputError) as error:
         ts.tile_problem(workload, load_arch(reversed_links))
     assert error.value.key == "interconnect"
+
+
+def test_a_flat_design_by_hand_and_by_the_simulator(tmp_path):
+    """conv2d K=4, C=2, OX=2, OY=4, RX=2, RY=2 on 2 x 4, K on rows and OY on columns, one GLB
+    tile per ox: the flat variant folds rx and ry into the skewed coordinate with c, so a PE
+    runs (c, rx, ry) on 8 consecutive steps and keeps O[k, ox, oy] (which depends on none of
+    them) throughout: every output leaves once (32 exits, nothing read back)."""
+    workload = load_any_workload("conv2d", {"K": 4, "C": 2, "OX": 2, "OY": 4, "RX": 2, "RY": 2})
+    arch = load_arch(arch_file(tmp_path, 2, 4, 512, False))
+    problem = ts.tile_problem(workload, arch)
+    tile = tuple((x, 1 if x == "ox" else problem.extents[x]) for x in problem.loops)
+    design = ts.TiledDesign(("k", "oy"), tile, ("ox",), "c")
+    assert ts.time_text(problem, design) == (
+        "{ S[k, c, ox, oy, rx, ry] -> T[ox, floor(k/2), rx, ry, c + k % 2 + oy % 4] }"
+    )
+    variants = ts.flattened(problem, design)
+    # one variant per loop of the run (rx, ry, c) innermost, the others in statement order
+    assert [(v.flat, v.innermost) for v in variants] == [
+        (("c", "ry"), "rx"),
+        (("c", "rx"), "ry"),
+        (("rx", "ry"), "c"),
+    ]
+    flat = variants[2]
+    assert ts.time_text(problem, flat) == (
+        "{ S[k, c, ox, oy, rx, ry] -> T[ox, floor(k/2), 4*rx + 2*ry + c + k % 2 + oy % 4] }"
+    )
+    dataflow = ts.dataflow_of(problem, flat, "flat")
+    assert validate(workload, arch, dataflow).legal
+    analysis = analyze(workload, arch, dataflow)
+    actions = analysis.cost.actions["O"]
+    assert (actions.scratchpad_write_words, actions.read_back_words) == (4 * 2 * 4, 0)
+    # the unflattened design sends each output out once per (rx, ry): 4 times
+    plain = analyze(workload, arch, ts.dataflow_of(problem, design, "d"))
+    assert plain.cost.actions["O"].scratchpad_write_words == 4 * 32
+    simulated = simulate(workload, arch, dataflow)
+    assert simulated.to_dict() == analysis.to_dict()
+
+
+@pytest.mark.slow
+def test_the_search_counts_the_flat_variants_of_its_front(tmp_path):
+    """The front is that of the closed-form front and its flat variants, each counted by
+    analyze: here a flat design beats every design of the closed-form space."""
+    workload = load_any_workload("conv2d", {"K": 4, "C": 8, "OX": 6, "OY": 4, "RX": 3, "RY": 3})
+    arch = load_arch(arch_file(tmp_path, 4, 4, 512, False))
+    problem = ts.tile_problem(workload, arch)
+    prices = ts.prices_of(arch, problem)
+    least = min(
+        ts.energy_pj(problem, d, prices)
+        for d in ts.designs(problem)
+        if ts.glb_traffic(problem, d).capacity <= problem.capacity
+    )
+    result = ts.explore_tile_sizes(workload, arch, ("energy_pj",))
+    [best] = result.pareto
+    assert result.closed_forms == [None]  # a flat design: no closed form
+    assert best.analysis.cost.energy_pj.total < least
+    [path] = write_dataflows(result.pareto, tmp_path / "front")
+    again = analyze(workload, arch, load_dataflow(path))
+    assert again.cost.energy_pj.total == best.analysis.cost.energy_pj.total
