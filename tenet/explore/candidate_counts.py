@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import islpy as isl
@@ -249,6 +249,7 @@ class StampRelations:
         self.links = [box.link_relation(link) for link in arch.links]
         self._spatial: dict[tuple[int, ...], isl.UnionMap] = {}
         self._reuse: dict[tuple[int, ...], isl.UnionMap] = {}
+        self._supply: dict[tuple[int, ...], isl.UnionMap] = {}
         self.key = (str(space_domain), str(time_domain))
         self.active_pes = count(space_domain)  # |P_used|
         self.time_steps = count(time_domain)  # |T_used|
@@ -261,6 +262,19 @@ class StampRelations:
                 rel = rel.union(self.links[n])
             self._reuse[links] = rel  # simplify costs more than it saves here (measured)
         return self._reuse[links]
+
+    def supply(self, links: tuple[int, ...]) -> isl.UnionMap:
+        """M_t ∪ the links with these indices but their window 0 (a multicast link whole):
+        what supplies a value other than a same-step forward link, built once."""
+        if links not in self._supply:
+            rel = self.temporal
+            for n in links:
+                link = self.arch.links[n]
+                windows = tuple(w for w in link.window if w != 0 or link.kind == "multicast")
+                if windows:
+                    rel = rel.union(self.box.link_relation(replace(link, window=windows)))
+            self._supply[links] = rel
+        return self._supply[links]
 
     def spatial(self, links: tuple[int, ...]) -> isl.UnionMap:
         """M_x of the links with these indices, built once."""
@@ -314,6 +328,7 @@ def unique_volumes(
     single_valued: bool = False,
     elements: int | None = None,
     temporal: isl.UnionMap | None = None,
+    supply: isl.UnionMap | None = None,
 ) -> Volumes:
     """total, unique = |A_D \\ (M;A_D)| = |A| - |A_D ∩ (M;A_D)| in one operation (M = M_t ∪
     ⋃_l M_l; the same set `count_volumes` reaches link by link) and, when `spatial` is given, spatial reuse
@@ -326,7 +341,9 @@ def unique_volumes(
     barvinok counts in about half the time (measured on the conv space of docs/dse.md).
     With `elements` (a write side's |range(A)|), also its read_back = |exits| − elements,
     exits = A_D \\ (M^{-1};A_D) (`tenet.model.side_trace.exits`, `exits_count`); with
-    `temporal` (M_t), also temporal_unique = |A_D \\ (M_t;A_D)|."""
+    `temporal` (M_t), also temporal_unique = |A_D \\ (M_t;A_D)|. With `supply` (on an arch
+    with same-step groups, `StampRelations.supply`), unique is a lower bound of the plain
+    model's when single-valued: TENET's literal count plus `starved_pairs`."""
     assignment = stamps.data_assignment(access)
     key = None
     if cache is not None and reuse_key is not None and fetched is None:
@@ -337,6 +354,7 @@ def unique_volumes(
                 spatial is not None,
                 elements is not None,
                 temporal is not None,
+                supply is not None,
                 found,
             )
             if key in cache:
@@ -355,6 +373,8 @@ def unique_volumes(
             exit_count = exits_count(assignment.subtract_domain(served.range()), elements)
         if temporal is not None:
             temporal_unique = total - count(temporal.intersect(same_element).domain())
+        if supply is not None:
+            unique += starved_pairs(assignment, same_element, served.domain(), supply)
     else:  # counting the intersection is cheaper than the difference (measured)
         unique = total - count(assignment.intersect(reuse.apply_range(assignment)))
     if elements is not None and exit_count is None:
@@ -372,6 +392,26 @@ def unique_volumes(
             cache.clear()
         cache[key] = (unique, spatial_reuse, exit_count, temporal_unique)
     return _volumes(total, unique, spatial_reuse, exit_count, temporal_unique, elements)
+
+
+def starved_pairs(
+    assignment: isl.UnionMap,
+    same_element: isl.UnionMap,
+    served: isl.UnionSet,
+    supply: isl.UnionMap,
+) -> int:
+    """The (step, element) pairs all of whose triples only a same-step forward link serves:
+    served by TENET's literal count (`served`) but by nothing in `supply`. Each holds a
+    starved group (`tenet.model.same_step`: a source component of the pair's same-step
+    links, a cycle, no triple supplied), which the plain model charges a fetch that TENET's
+    count does not: a lower bound of the fetches it adds."""
+    only_same_step = served.subtract(supply.intersect(same_element).domain())
+    others = assignment.domain().subtract(only_same_step)
+
+    def pairs(stamps: isl.UnionSet) -> isl.UnionMap:  # T[t] -> element
+        return assignment.intersect_domain(stamps).domain_factor_range()
+
+    return count(pairs(only_same_step).subtract(pairs(others)))
 
 
 def exits_count(left: isl.UnionMap, elements: int) -> int:
@@ -471,6 +511,7 @@ def analyze_candidate(
                 shared.single_valued(access),
                 shared.elements(access) if wants_exits(check, side) else None,
                 relations.temporal if priced(check) else None,
+                relations.supply(links) if starved_counted(shared, check, side) else None,
             )
             if check is not None:
                 check.add(tensor, side, counted_sides[tensor, side])
@@ -604,6 +645,7 @@ def analyze_renamed(
                 spatial_wanted,
                 elements is not None,
                 priced(check),
+                starved_counted(shared, check, side),
                 candidate_key(renaming.loops, candidate, shape),
             )
         known = shared.renamed_counts.get(key) if key is not None else None
@@ -623,6 +665,7 @@ def analyze_renamed(
                 shared.single_valued(access),
                 elements,
                 relations.temporal if priced(check) else None,
+                relations.supply(links) if starved_counted(shared, check, side) else None,
             )
             if key is not None:
                 if len(shared.renamed_counts) >= COUNTS_KEPT:
@@ -656,6 +699,12 @@ def priced(check: PartialFloor | None) -> bool:
     """The energy floor is checked (`PartialFloor.prices_sides`): each side's
     temporal_unique (its links' values) and a write side's exits are worth counting."""
     return check is not None and check.prices_sides
+
+
+def starved_counted(shared: SharedWork, check: PartialFloor | None, side: str) -> bool:
+    """A read side's unique counts the starved same-step pairs (`starved_pairs`) when the
+    energy floor is checked on an arch with same-step groups."""
+    return side == "read" and priced(check) and shared.same_step_groups()
 
 
 def wants_exits(check: PartialFloor | None, side: str) -> bool:

@@ -26,10 +26,10 @@ from tenet.util.isl_util import parse_union_map
 GEMM = "workloads/gemm/workload.yaml"
 
 
-def priced_arch(tmp_path, wire=0):
+def priced_arch(tmp_path, wire=0, shape=(2, 2)):
     data = {
-        "name": "sys2-priced",
-        "pe": {"shape": [2, 2]},
+        "name": f"sys{shape[0]}-priced",
+        "pe": {"shape": list(shape)},
         "interconnect": [
             {"relation": "{ PE[i,j] -> PE[i-1,j] }"},
             {"relation": "{ PE[i,j] -> PE[i,j-1] }"},
@@ -181,3 +181,25 @@ def test_pruning_before_the_plain_model_keeps_the_front(tmp_path, topology):
     full = explore(workload, arch, objectives=("energy_pj",), prune=False)
     assert pruned.to_dict()["pareto"] == full.to_dict()["pareto"]
     assert pruned.pruned > 0
+
+
+def test_starved_pairs_by_hand_on_a_mesh(tmp_path):
+    """8x8x5 GEMM on a 4x4 mesh (window-0 links both ways), C[i,j] on PE[i%4, j%4] and all
+    of k in one step each: the 4 PEs of a row need A[i,k] in the same step and only pass
+    it round among themselves. TENET's literal count fetches none of it; every (step,
+    A[i,k]) pair is starved, so the shared count used by the floor adds one fetch for each:
+    4 rows x 2 x 2 tiles x 5 steps = 80, the plain model's count (tests/analysis/
+    test_same_step_groups.py). B likewise by columns: 80."""
+    workload = load_workload(GEMM, {"M": 8, "N": 8, "K": 5})
+    arch = with_topology(priced_arch(tmp_path, shape=(4, 4)), "mesh")
+    shared = shared_work(pickle.dumps((workload, arch)))
+    e = SimpleNamespace(
+        name="os-flat",
+        space="{ S[i,j,k] -> PE[i % 4, j % 4] }",
+        time="{ S[i,j,k] -> T[floor(i/4), floor(j/4), k] }",
+    )
+    _, fast = counted_floor(shared, e)
+    assert fast["A"]["read"].unique == fast["B"]["read"].unique == 80
+    flow = Dataflow(e.name, parse_union_map(e.space), parse_union_map(e.time))
+    plain = analyze(workload, arch, flow)
+    assert plain.volumes["A"]["read"].unique == 80
