@@ -7,8 +7,8 @@ loop orders of workloads/gemm/dataflows/os-systolic-8x8.yaml and ws-systolic-8x8
 
 Needs zigzag-dse 3.9.1 in its own venv, never in tenet's environment:
 
-    python -m venv /tmp/zzvenv && /tmp/zzvenv/bin/pip install zigzag-dse==3.9.1 six
-    /tmp/zzvenv/bin/python benchmarks/zigzag_reference/run_zigzag.py [OUT_DIR] [--json]
+    python -m venv VENV && VENV/bin/pip install zigzag-dse==3.9.1 six
+    VENV/bin/python benchmarks/zigzag_reference/run_zigzag.py [OUT_DIR] [--json]
 
 It writes ZigZag's input YAML into OUT_DIR (a new temporary folder by default) and prints,
 per dataflow and DRAM bandwidth, ZigZag's priced accesses and pJ per operand and memory
