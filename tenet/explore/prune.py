@@ -193,7 +193,7 @@ def nearest_row_pitches(arch: Arch) -> int:
     lowest.foreach_point(
         lambda p: points.append(p.get_coordinate_val(isl.dim_type.set, 0).to_python())
     )
-    return min(points) + 1
+    return max(min(points) + 1, 0)  # no PE row before the edge: none nearer than 0
 
 
 def carried_value_pj(
