@@ -470,13 +470,15 @@ def analyze_candidate(
     per_step: bool,
     objectives: Sequence[str] | None = None,
     front_so_far: Sequence[Sequence] | None = None,
+    floors_out: list[tuple] | None = None,
 ) -> Analysis:
     """`analyze` of a generated candidate (maps already restricted to the domain) with the
     shared counts and relations; the per-step numbers only when `per_step`. With
     `objectives`, only what they read (`unique_volumes`): the Analysis is then for their
     values only (its temporal and per-link volumes are not counted). With `front_so_far`
     (objective vectors of counted candidates) as well, `Beaten` is raised as soon as the lower bounds
-    from the sides counted so far (the others at their first accesses) are dominated."""
+    from the sides counted so far (the others at their first accesses) are dominated. With
+    `floors_out`, the signed lower bounds with every side counted are appended to it."""
     workload, arch = shared.workload, shared.arch
     stamps = Stamps(space, time, arch.pe_domain, shared.space_range(space))
     relations = stamp_relations(shared, stamps)
@@ -484,13 +486,13 @@ def analyze_candidate(
     fetched: dict[str, list[isl.UnionMap]] = {side: [] for side in SIDES}
     volumes: dict[str, dict[str, Any]] = {}
     check = None
-    if front_so_far and objectives is not None:
+    if (front_so_far or floors_out is not None) and objectives is not None:
         check = PartialFloor(
             shared.floor_basis(),
             relations.active_pes,
             relations.time_steps,
             objectives,
-            front_so_far,
+            front_so_far or [],
         )
     sides = tensor_sides(workload, None if check is None else check.basis)
     counted_sides: dict[tuple[str, str], Volumes] = {}
@@ -529,6 +531,8 @@ def analyze_candidate(
         )
     for tensor in workload.tensors:  # in the workload's order, as analyze lists them
         volumes[tensor] = {side: counted_sides.get((tensor, side)) for side in SIDES}
+    if floors_out is not None and check is not None:
+        floors_out.append(check.signed())
     per_step_counts = None
     if per_step:
         memory = arch.memory
@@ -610,6 +614,7 @@ def analyze_renamed(
     time_text: str,
     objectives: Sequence[str],
     front_so_far: Sequence[Sequence] | None = None,
+    floors_out: list[tuple] | None = None,
 ) -> Analysis:
     """`analyze_candidate` with `objectives` (no per-step numbers) of a generated candidate
     whose counts are shared with every candidate equal to it up to a renaming of loops
@@ -628,9 +633,9 @@ def analyze_renamed(
         sizes = shared.stamp_sizes[sizes_key] = (relations.active_pes, relations.time_steps)
     active_pes, time_steps = sizes
     check = None
-    if front_so_far:
+    if front_so_far or floors_out is not None:
         basis = shared.floor_basis()
-        check = PartialFloor(basis, active_pes, time_steps, objectives, front_so_far)
+        check = PartialFloor(basis, active_pes, time_steps, objectives, front_so_far or [])
     spatial_wanted = any(o in SPATIAL_OBJECTIVES for o in objectives)
     sides = tensor_sides(workload, None if check is None else check.basis)
     counted_sides: dict[tuple[str, str], Volumes] = {}
@@ -684,6 +689,8 @@ def analyze_renamed(
         tensor: {side: counted_sides.get((tensor, side)) for side in SIDES}
         for tensor in workload.tensors
     }
+    if floors_out is not None and check is not None:
+        floors_out.append(check.signed())
     return candidate_analysis(
         shared,
         name,

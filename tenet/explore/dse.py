@@ -34,6 +34,7 @@ from tenet.explore.objectives import (
     COST_OBJECTIVES,
     OBJECTIVES,
     PER_STEP_OBJECTIVES,
+    PLAIN_OBJECTIVES,
     PRUNABLE_OBJECTIVES,
     default_objectives,
     parse_objectives,
@@ -60,7 +61,14 @@ from tenet.explore.stopping import (  # INTERRUPT and TIME_LIMIT: callers import
     check_time_limit,
     stopping,
 )
-from tenet.explore.tasks import DAMAGED, CandidateTask, Outcome, count_chunk, signed_values
+from tenet.explore.tasks import (
+    DAMAGED,
+    CandidateTask,
+    Outcome,
+    count_chunk,
+    floor_chunk,
+    signed_values,
+)
 from tenet.explore.tiling import OVER_CAPACITY, dram_floor, tiles_text
 from tenet.model.arch import Arch
 from tenet.model.dataflow import Dataflow
@@ -351,7 +359,6 @@ def run_search(
     from tenet.execution import run_tasks
 
     stopper = stopper or Stopper(None, False)
-    order = search.order()
     position = 0
     workers = contextlib.ExitStack()
     if scheduler is None and jobs > 1:
@@ -359,6 +366,9 @@ def run_search(
 
         workers.enter_context(kept_pool(jobs))
     with workers:
+        if refines_floors(search, stopper):
+            refine_floors(search, jobs, scheduler, tracker, stopper)
+        order = search.order()
         for size in _batch_sizes(len(order), search.pruning):
             stopper.check()
             if stopper.reason is not None:
@@ -390,6 +400,50 @@ def run_search(
                 if outcome.counted:
                     tracker.seen(outcome.vector)
             tracker.done(len(search.outcomes) + search.pruned)
+
+
+def refines_floors(search: Search, stopper: Stopper) -> bool:
+    """Whether the search first counts every candidate's floors the shared way: when it
+    prunes, an objective is counted by the plain model (`PLAIN_OBJECTIVES`, whose candidates
+    cost far more than their floors), and no time limit is set (a stopped search keeps what
+    it counted, and this pass counts no objective; Ctrl-C during it stops the search with
+    nothing counted)."""
+    plain = any(name in PLAIN_OBJECTIVES for name in search.objectives)
+    return search.pruning and plain and stopper.deadline is None
+
+
+def refine_floors(
+    search: Search, jobs: int, scheduler: str | None, tracker: _Progress, stopper: Stopper
+) -> None:
+    """Each candidate's floors with its sides counted the shared way (`floor_task`, the
+    bounds `beaten_before_plain` tests): the candidates are then counted best counted floor
+    first, and one whose floors the front so far dominates is pruned before its batch.
+    Stopped by Ctrl-C, it leaves the floors as they were and the stop to the caller."""
+    from tenet.execution import run_tasks
+
+    tasks = batch_tasks(search, range(len(search.found)), [])
+    keyed = {f"floors-{key}": item for key, item in tasks.items()}
+    chunks = _chunks(sorted(keyed.items(), key=lambda item: item[1][0]))
+    tracker.note_text = "counting floors"
+    tracker.chunk_sizes = [len(chunk) for _, chunk in chunks]
+    tracker.offset = 0
+    try:
+        with stopper.running():
+            ran = run_tasks(
+                floor_chunk, chunks, jobs=jobs, scheduler=scheduler, progress=tracker.tick_chunks
+            )
+    except (SearchStopped, KeyboardInterrupt):
+        if not stopper.interrupt:
+            raise
+        stopper.reason = stopper.reason or INTERRUPT
+        return
+    finally:
+        tracker.note_text = None
+    for chunk_key, chunk in chunks:
+        for key, _ in chunk:
+            floors = ran[chunk_key][key]
+            if floors is not None:
+                search.floors[keyed[key][0]] = tuple(floors)
 
 
 def _run_batch(run_tasks, search, chunks, jobs, scheduler, tracker, stopper) -> dict | None:
@@ -589,12 +643,15 @@ class _Progress:
         self.offset = 0
         self.chunk_sizes: list[int] = []
         self.stopper: Stopper | None = None  # checked as chunks end (its deadline)
+        self.note_text: str | None = None  # what the run is doing, when not counting
 
     def seen(self, vector: tuple) -> None:
         if self.best is None or vector[0] < self.best:
             self.best = vector[0]
 
     def note(self) -> str | None:
+        if self.note_text is not None:
+            return self.note_text
         if self.best is None:
             return None
         value = -self.best if OBJECTIVES[self.objective].maximize else self.best

@@ -383,6 +383,11 @@ class PartialFloor:
             self.energy_pj_extra += self.basis.word_prices.extra_pj(
                 tensor, side, volumes, first, elements
             )
+        if dominated(self.signed(), self.front_so_far):
+            raise Beaten
+
+    def signed(self) -> tuple:
+        """The signed lower bounds from what is counted so far (`signed_floors`)."""
         values = lower_bounds(
             self.basis,
             self.active_pes,
@@ -391,8 +396,7 @@ class PartialFloor:
             self.time_steps,
             energy_pj_extra=self.energy_pj_extra,
         )
-        if dominated(signed_floors(values, self.objectives), self.front_so_far):
-            raise Beaten
+        return signed_floors(values, self.objectives)
 
 
 def most_active_pes(space: DesignSpace, e: Enumerated) -> int:

@@ -205,31 +205,64 @@ def beaten_before_plain(shared: SharedWork, task: CandidateTask) -> bool:
     model."""
     if shared.outside_facts(task.space)[0]:
         return False
-    renaming = shared.renaming() if task.candidate is not None else None
     try:
-        with operations_limit(task.max_operations, f"analyzing {task.name!r}", None):
-            if renaming is not None:
-                analyze_renamed(
-                    shared,
-                    renaming,
-                    task.name,
-                    task.candidate,
-                    task.space,
-                    task.time,
-                    task.objectives,
-                    task.front_so_far,
-                )
-            else:
-                space = shared.space_map(task.space)
-                time = parse_union_map(task.time).intersect_domain(shared.workload.domain)
-                analyze_candidate(
-                    shared, task.name, space, time, False, task.objectives, task.front_so_far
-                )
+        _shared_floors(shared, task, task.front_so_far, None)
     except Beaten:
         return True
     except IslLimitError:
         return False
     return False
+
+
+def floor_task(task: CandidateTask) -> list[float] | None:
+    """The signed lower bounds of one candidate's objectives with every side counted the
+    shared way (those `beaten_before_plain` tests); None for a candidate off the array or
+    over the isl budget (its floors are not refined)."""
+    shared = shared_work(task.context)
+    if shared.outside_facts(task.space)[0]:
+        return None
+    found: list[tuple] = []
+    try:
+        _shared_floors(shared, task, None, found)
+    except IslLimitError:
+        return None
+    return list(found[0]) if found else None
+
+
+def floor_chunk(tasks: list[tuple[str, CandidateTask]]) -> dict[str, list[float] | None]:
+    """`floor_task` of several candidates as one task of `run_tasks` ((key, task) pairs ->
+    {key: signed floors or None})."""
+    return {key: floor_task(task) for key, task in tasks}
+
+
+def _shared_floors(
+    shared: SharedWork,
+    task: CandidateTask,
+    front_so_far: Sequence[Sequence] | None,
+    floors_out: list[tuple] | None,
+) -> None:
+    """Count a candidate's sides the shared way for its floors: raises `Beaten` when
+    `front_so_far` dominates them, appends them to `floors_out` when given."""
+    renaming = shared.renaming() if task.candidate is not None else None
+    with operations_limit(task.max_operations, f"analyzing {task.name!r}", None):
+        if renaming is not None:
+            analyze_renamed(
+                shared,
+                renaming,
+                task.name,
+                task.candidate,
+                task.space,
+                task.time,
+                task.objectives,
+                front_so_far,
+                floors_out,
+            )
+        else:
+            space = shared.space_map(task.space)
+            time = parse_union_map(task.time).intersect_domain(shared.workload.domain)
+            analyze_candidate(
+                shared, task.name, space, time, False, task.objectives, front_so_far, floors_out
+            )
 
 
 def _count_ordered(shared: SharedWork, task: CandidateTask) -> Analysis | Outcome:

@@ -18,6 +18,7 @@ from tenet.explore.candidate_counts import analyze_candidate, shared_work
 from tenet.explore.dse import explore
 from tenet.explore.prune import PartialFloor, floors
 from tenet.explore.space import enumerate_candidates
+from tenet.explore.tasks import CandidateTask, floor_task
 from tenet.model.arch import with_topology
 from tenet.model.dataflow import Dataflow
 from tenet.model.metrics import analyze
@@ -203,3 +204,15 @@ def test_starved_pairs_by_hand_on_a_mesh(tmp_path):
     flow = Dataflow(e.name, parse_union_map(e.space), parse_union_map(e.time))
     plain = analyze(workload, arch, flow)
     assert plain.volumes["A"]["read"].unique == 80
+
+
+def test_the_floor_pass_gives_the_counted_floor(tmp_path):
+    """`floor_task` (the pass that orders the plain model's candidates) returns the floor
+    `counted_floor` finds for the same candidate: 323.2 pJ for the hand case above."""
+    workload = load_workload(GEMM, {"M": 4, "N": 4, "K": 2})
+    arch = priced_arch(tmp_path, wire=0.5)
+    context = pickle.dumps((workload, arch))
+    space = "{ S[i,j,k] -> PE[i % 2, j % 2] }"
+    time = "{ S[i,j,k] -> T[floor(i/2), floor(j/2), i % 2 + j % 2 + k] }"
+    task = CandidateTask(context, "os", space, time, 10**8, False, ("energy_pj",), [], (), None)
+    assert floor_task(task) == [float(Fraction("323.2"))]
