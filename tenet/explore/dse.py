@@ -222,7 +222,9 @@ def explore(
     Candidates are counted with the shared-work evaluator (`tenet.explore.candidate_counts`,
     one `CandidateTask` each), best lower bound first, in batches; with `prune`, a candidate
     whose lower bounds are already dominated by a counted candidate is not counted (it can
-    be neither on the front nor tied with it). Every front member is then checked and
+    be neither on the front nor tied with it). When an objective is counted by the plain
+    model and no time limit is set, every candidate's bounds are first counted the shared
+    way (`refine_floors`). Every front member is then checked and
     counted again by the plain model (`validate` and `analyze`). Tied dataflows (equal on
     every objective to a front member) are left out and counted, unless `keep_ties`.
     Without `objectives`, cost first: `default_objectives(arch)`.
