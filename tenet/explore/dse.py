@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import inspect
 import json
 import pickle
 import re
@@ -40,6 +39,7 @@ from tenet.explore.objectives import (
     parse_objectives,
 )
 from tenet.explore.prune import candidate_floors, dominated, dominates
+from tenet.explore.search_progress import SearchProgress
 from tenet.explore.space import (  # the candidate space; callers also import it from here
     Candidate,
     DesignSpace,
@@ -252,7 +252,9 @@ def explore(
         if stopper.active and journal is None:  # where a stopped batch's finished chunks are
             folder = scratch.enter_context(tempfile.TemporaryDirectory(prefix="tenet-dse-"))
             search.scratch = str(Path(folder) / "journal.jsonl")
-        run_search(search, jobs, scheduler, _Progress(progress, len(found), objectives), stopper)
+        run_search(
+            search, jobs, scheduler, SearchProgress(progress, len(found), objectives), stopper
+        )
     settled = len(search.outcomes) + search.pruned
     stopped_by = stopper.reason if settled < len(found) else None
     pareto, ties = front_entries(workload, arch, search, keep_ties)
@@ -350,7 +352,7 @@ def run_search(
     search: Search,
     jobs: int,
     scheduler: str | None,
-    tracker: _Progress,
+    tracker: SearchProgress,
     stopper: Stopper | None = None,
 ) -> None:
     """Count the candidates batch by batch (`_batch_sizes`), on local workers kept from batch
@@ -415,7 +417,7 @@ def refines_floors(search: Search, stopper: Stopper) -> bool:
 
 
 def refine_floors(
-    search: Search, jobs: int, scheduler: str | None, tracker: _Progress, stopper: Stopper
+    search: Search, jobs: int, scheduler: str | None, tracker: SearchProgress, stopper: Stopper
 ) -> None:
     """Each candidate's floors with its sides counted the shared way (`floor_task`, the
     bounds `beaten_before_plain` tests): the candidates are then counted best counted floor
@@ -630,70 +632,6 @@ def _batch_sizes(n: int, pruning: bool) -> Iterator[int]:
         yield min(size, n - done)
         done += size
         size *= 4
-
-
-class _Progress:
-    """Progress over the batches: done/total of the whole search, and the best value so far
-    of the first objective."""
-
-    def __init__(self, progress, total: int, objectives: Sequence[str]) -> None:
-        self.progress = progress
-        self.takes_note = bool(progress) and _takes_note(progress)  # looked up once
-        self.total = total
-        self.objective = objectives[0]
-        self.best: float | None = None
-        self.offset = 0
-        self.chunk_sizes: list[int] = []
-        self.stopper: Stopper | None = None  # checked as chunks end (its deadline)
-        self.note_text: str | None = None  # what the run is doing, when not counting
-
-    def seen(self, vector: tuple) -> None:
-        if self.best is None or vector[0] < self.best:
-            self.best = vector[0]
-
-    def note(self) -> str | None:
-        if self.note_text is not None:
-            return self.note_text
-        if self.best is None:
-            return None
-        value = -self.best if OBJECTIVES[self.objective].maximize else self.best
-        shown = f"{value:,}" if isinstance(value, int) else f"{value:.6g}"
-        return f"best {self.objective} {shown}"
-
-    def tick_chunks(self, done: int, _total: int) -> None:
-        """tick, with `done` chunks of the batch finished (their sizes in `chunk_sizes`, about
-        equal: the first `done` of them stand for those finished)."""
-        self.tick(sum(self.chunk_sizes[:done]), _total)
-        if self.stopper is not None:
-            self.stopper.check()
-
-    def tick(self, done: int, _total: int) -> None:
-        if self.progress:
-            _call_progress(
-                self.progress, self.offset + done, self.total, self.note(), self.takes_note
-            )
-
-    def done(self, done: int) -> None:
-        if self.progress:
-            _call_progress(self.progress, done, self.total, self.note(), self.takes_note)
-
-
-def _call_progress(
-    progress: Callable[..., None], done: int, total: int, note: str | None, takes_note: bool
-):
-    """progress(done, total, note=...) when it takes a note, else progress(done, total)."""
-    if takes_note:
-        progress(done, total, note=note)
-    else:
-        progress(done, total)
-
-
-def _takes_note(progress: Callable[..., None]) -> bool:
-    """The progress callback has a `note` parameter."""
-    try:
-        return "note" in inspect.signature(progress).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 def _plain_model(
