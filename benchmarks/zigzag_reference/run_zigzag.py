@@ -81,9 +81,10 @@ def memory(
     )
 
 
-def accelerator(dram_bits: int, systolic: bool) -> str:
-    """Registers per PE (served_dimensions []), a GLB and DRAM shared by the operands."""
-    text = "name: sys8-glb-dram\nmemories:\n"
+def accelerator(dram_bits: int, systolic: bool, size: int = 8, glb_words: int = GLB_WORDS) -> str:
+    """Registers per PE (served_dimensions []), a GLB of `glb_words` and DRAM shared by the
+    operands, on a `size` x `size` operational array (also used by run_zigzag_real_size)."""
+    text = f"name: sys{size}-glb-dram\nmemories:\n"
     for name, op in (("reg_A", "I1"), ("reg_B", "I2")):
         ports = port("r_port_1", "read", WORD_BITS, [f"{op}, tl"])
         ports += port("w_port_1", "write", WORD_BITS, [f"{op}, fh"])
@@ -97,7 +98,7 @@ def accelerator(dram_bits: int, systolic: bool) -> str:
     ports += port("w_port_1", "write", GLB_PORT_BITS, ["I1, fh", "I2, fh", "O, fh", "O, fl"])
     text += memory(
         "GLB",
-        GLB_WORDS * WORD_BITS,
+        glb_words * WORD_BITS,
         (GLB_READ_PJ, GLB_WRITE_PJ),
         GLB_PORT_BITS,
         ["I1", "I2", "O"],
@@ -112,7 +113,7 @@ def accelerator(dram_bits: int, systolic: bool) -> str:
     )
     text += (
         "operational_array:\n  input_precision: [16, 16]\n  unit_energy: 1\n  unit_area: 1\n"
-        "  dimensions: [D1, D2]\n  sizes: [8, 8]\n"
+        f"  dimensions: [D1, D2]\n  sizes: [{size}, {size}]\n"
     )
     if systolic:  # a key of zigzag-dse 3.9.1: adds the drain cycles of a systolic array
         text += "  systolic_dimensions: [D1, D2]\n"

@@ -43,13 +43,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-WORD_BITS = 16
+from run_zigzag import WORD_BITS
+from run_zigzag import accelerator as zigzag_accelerator
+
+# the costs (register 0.1 pJ, GLB 5 / 6 pJ, DRAM 100 pJ per word) and the 64-bit GLB port
+# are run_zigzag's, and so is the memory hierarchy it writes
 ARRAY = 16  # D1 = D2 = 16
-REG_PJ = 0.1  # register read and write, per word
-GLB_READ_PJ, GLB_WRITE_PJ = 5, 6  # per word
-DRAM_PJ = 100  # per word, read or write
 GLB_WORDS = 262_144
-GLB_PORT_BITS = 64
 DRAM_PORT_BITS = 128  # 16 GB/s at 1 GHz
 LEVELS = ("reg", "GLB", "DRAM")
 READS = ("rd_out_to_low", "rd_out_to_high")
@@ -98,70 +98,11 @@ CASES: dict[str, dict[str, Any]] = {
 }
 
 
-def port(name: str, kind: str, bw_max: int, allocation: list[str]) -> str:
-    """One port of a ZigZag memory; the minimum width is one word."""
-    alloc = ", ".join(f'"{a}"' for a in allocation)
-    return (
-        f"      - {{name: {name}, type: {kind}, bandwidth_min: {WORD_BITS}, "
-        f"bandwidth_max: {bw_max}, allocation: [{alloc}]}}\n"
-    )
-
-
-def memory(
-    name: str,
-    size_bits: int,
-    per_word: tuple[float, float],
-    port_bits: int,
-    operands: list[str],
-    ports: str,
-    served: str,
-) -> str:
-    """A memory priced per word: r_cost = read pJ per word x words per access of port_bits,
-    likewise w_cost."""
-    words = port_bits // WORD_BITS
-    return (
-        f"  {name}:\n    size: {size_bits}\n    r_cost: {per_word[0] * words}\n"
-        f"    w_cost: {per_word[1] * words}\n    area: 0\n    latency: 1\n"
-        f"    operands: [{', '.join(operands)}]\n    ports:\n{ports}"
-        f"    served_dimensions: {served}\n"
-    )
-
-
 def accelerator() -> str:
-    """Registers per PE (served_dimensions []), then a GLB and DRAM shared by the operands
-    and serving the whole array."""
-    text = "name: sys16-glb-dram\nmemories:\n"
-    for name, op in (("reg_I", "I1"), ("reg_W", "I2")):
-        ports = port("r_port_1", "read", WORD_BITS, [f"{op}, tl"])
-        ports += port("w_port_1", "write", WORD_BITS, [f"{op}, fh"])
-        text += memory(name, WORD_BITS, (REG_PJ, REG_PJ), WORD_BITS, [op], ports, "[]")
-    ports = port("r_port_1", "read", WORD_BITS, ["O, tl"])
-    ports += port("r_port_2", "read", WORD_BITS, ["O, th"])
-    ports += port("w_port_1", "write", WORD_BITS, ["O, fh"])
-    ports += port("w_port_2", "write", WORD_BITS, ["O, fl"])
-    text += memory("reg_O", WORD_BITS, (REG_PJ, REG_PJ), WORD_BITS, ["O"], ports, "[]")
-    ports = port("r_port_1", "read", GLB_PORT_BITS, ["I1, tl", "I2, tl", "O, tl", "O, th"])
-    ports += port("w_port_1", "write", GLB_PORT_BITS, ["I1, fh", "I2, fh", "O, fh", "O, fl"])
-    text += memory(
-        "GLB",
-        GLB_WORDS * WORD_BITS,
-        (GLB_READ_PJ, GLB_WRITE_PJ),
-        GLB_PORT_BITS,
-        ["I1", "I2", "O"],
-        ports,
-        "[D1, D2]",
-    )
-    alloc = [f"{op}, {d}" for op in ("I1", "I2") for d in ("fh", "tl")]
-    alloc += [f"O, {d}" for d in ("fh", "tl", "fl", "th")]
-    ports = port("rw_port_1", "read_write", DRAM_PORT_BITS, alloc)
-    text += memory(
-        "DRAM", 2**36, (DRAM_PJ, DRAM_PJ), DRAM_PORT_BITS, ["I1", "I2", "O"], ports, "[D1, D2]"
-    )
-    return text + (
-        "operational_array:\n  input_precision: [16, 16]\n  unit_energy: 1\n  unit_area: 1\n"
-        f"  dimensions: [D1, D2]\n  sizes: [{ARRAY}, {ARRAY}]\n"
-        "  systolic_dimensions: [D1, D2]\n"
-    )
+    """run_zigzag's arch (one register per operand in each PE, a GLB and DRAM shared by the
+    operands), here 16 x 16 and systolic along both, with a GLB of GLB_WORDS and a DRAM port
+    of DRAM_PORT_BITS."""
+    return zigzag_accelerator(DRAM_PORT_BITS, systolic=True, size=ARRAY, glb_words=GLB_WORDS)
 
 
 def mapping(spatial: tuple[str, str] | None) -> str:
