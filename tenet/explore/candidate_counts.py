@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import islpy as isl
@@ -44,7 +44,7 @@ from tenet.model.checks import fixed_warnings, outside_facts
 from tenet.model.counts import Counts
 from tenet.model.metrics import Analysis, Volumes, count_volumes, links_for
 from tenet.model.relations import SpaceTime, time_predecessor
-from tenet.model.same_step import has_same_step_cycle
+from tenet.model.same_step import has_same_step_cycle, other_supply
 from tenet.model.schedule_time import per_step_words, step_counts
 from tenet.model.workload import SIDES, Workload
 from tenet.util.isl_util import count, parse_union_map, simplify
@@ -269,10 +269,9 @@ class StampRelations:
         if links not in self._supply:
             rel = self.temporal
             for n in links:
-                link = self.arch.links[n]
-                windows = tuple(w for w in link.window if w != 0 or link.kind == "multicast")
-                if windows:
-                    rel = rel.union(self.box.link_relation(replace(link, window=windows)))
+                part = other_supply(self.arch.links[n])
+                if part is not None:
+                    rel = rel.union(self.box.link_relation(part))
             self._supply[links] = rel
         return self._supply[links]
 

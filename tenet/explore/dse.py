@@ -370,7 +370,8 @@ def run_search(
 
         workers.enter_context(kept_pool(jobs))
     with workers:
-        if refines_floors(search, stopper):
+        refined = refines_floors(search, stopper)
+        if refined:
             refine_floors(search, jobs, scheduler, tracker, stopper)
         order = search.order()
         for size in _batch_sizes(len(order), search.pruning):
@@ -387,7 +388,8 @@ def run_search(
                 else:
                     batch.append(i)
             position += size
-            tasks = batch_tasks(search, batch, front_so_far)
+            # after the floor pass, each floor was tested against this front: not again
+            tasks = batch_tasks(search, batch, [] if refined else front_so_far)
             tracker.offset = len(search.outcomes) + search.pruned
             chunks = _chunks(sorted(tasks.items(), key=lambda item: item[1][0]))
             tracker.chunk_sizes = [len(chunk) for _, chunk in chunks]

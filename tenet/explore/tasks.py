@@ -19,6 +19,7 @@ from tenet.explore.candidate_counts import (
 )
 from tenet.explore.objectives import OBJECTIVES, PLAIN_OBJECTIVES
 from tenet.explore.prune import Beaten
+from tenet.explore.renaming import LoopRenaming
 from tenet.explore.space import Candidate
 from tenet.explore.tiling import OVER_CAPACITY, candidate_levels, over_capacity
 from tenet.model.metrics import Analysis
@@ -155,11 +156,12 @@ def count_task(task: CandidateTask) -> Outcome:
     """Check and count one generated candidate (the work of one task of the search).
 
     Objectives that read fields only the plain model fills (`PLAIN_OBJECTIVES`) are counted
-    with `validate` and `analyze`, as are candidates on an arch whose same-step links form a
-    cycle (their starved groups, `tenet.model.same_step`). Otherwise, with the task's `Candidate` (and no tiles, no
-    per-step numbers) and a workload whose candidates share counts by renaming of loops, by
-    `analyze_renamed`; else by `analyze_candidate` after the order check, with the memory
-    levels' traffic when the task has tile depths."""
+    with `validate` and `analyze`, once `beaten_before_plain` has not pruned the candidate
+    against the task's front; so are candidates on an arch whose same-step links form a
+    cycle (their starved groups, `tenet.model.same_step`). Otherwise, with the task's
+    `Candidate` (and no tiles, no per-step numbers) and a workload whose candidates share
+    counts by renaming of loops, by `analyze_renamed`; else by `analyze_candidate` after the
+    order check, with the memory levels' traffic when the task has tile depths."""
     shared = shared_work(task.context)
     if any(objective in PLAIN_OBJECTIVES for objective in task.objectives):
         if task.front_so_far and beaten_before_plain(shared, task):
@@ -174,16 +176,7 @@ def count_task(task: CandidateTask) -> Outcome:
     try:
         with operations_limit(task.max_operations, f"analyzing {task.name!r}", None):
             if renaming is not None:  # no flow dependences: every generated candidate is legal
-                analysis = analyze_renamed(
-                    shared,
-                    renaming,
-                    task.name,
-                    task.candidate,
-                    task.space,
-                    task.time,
-                    task.objectives,
-                    task.front_so_far,
-                )
+                analysis = _renamed(shared, renaming, task, task.front_so_far)
             else:
                 analysis = _count_ordered(shared, task)
     except Beaten:
@@ -246,23 +239,34 @@ def _shared_floors(
     renaming = shared.renaming() if task.candidate is not None else None
     with operations_limit(task.max_operations, f"analyzing {task.name!r}", None):
         if renaming is not None:
-            analyze_renamed(
-                shared,
-                renaming,
-                task.name,
-                task.candidate,
-                task.space,
-                task.time,
-                task.objectives,
-                front_so_far,
-                floors_out,
-            )
+            _renamed(shared, renaming, task, front_so_far, floors_out)
         else:
             space = shared.space_map(task.space)
             time = parse_union_map(task.time).intersect_domain(shared.workload.domain)
             analyze_candidate(
                 shared, task.name, space, time, False, task.objectives, front_so_far, floors_out
             )
+
+
+def _renamed(
+    shared: SharedWork,
+    renaming: LoopRenaming,
+    task: CandidateTask,
+    front_so_far: Sequence[Sequence] | None,
+    floors_out: list[tuple] | None = None,
+) -> Analysis:
+    """`analyze_renamed` of the task's candidate, for its objectives."""
+    return analyze_renamed(
+        shared,
+        renaming,
+        task.name,
+        task.candidate,
+        task.space,
+        task.time,
+        task.objectives,
+        front_so_far,
+        floors_out,
+    )
 
 
 def _count_ordered(shared: SharedWork, task: CandidateTask) -> Analysis | Outcome:

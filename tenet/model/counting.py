@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 import islpy as isl
@@ -20,7 +19,12 @@ from tenet.model.hierarchy_time import hierarchy_time
 from tenet.model.levels import level_traffic_maps
 from tenet.model.relations import SpaceTime, pe_conflict_chains, program_order
 from tenet.model.results import Analysis, Volumes
-from tenet.model.same_step import has_same_step_cycle, same_step_stamps, starved_triples
+from tenet.model.same_step import (
+    has_same_step_cycle,
+    other_supply,
+    same_step_stamps,
+    starved_triples,
+)
 from tenet.model.schedule_time import StepProfile, per_step_words, step_counts_and_costs
 from tenet.model.side_trace import SideTrace, exits
 from tenet.model.workload import SIDES, Workload
@@ -192,9 +196,9 @@ def same_step_supply(
         return None
     supply = temporal
     for link in serving:
-        windows = tuple(w for w in link.window if w != 0 or link.kind == "multicast")
-        if windows:
-            supply = supply.union(space_time.link_relation(replace(link, window=windows)))
+        part = other_supply(link)
+        if part is not None:
+            supply = supply.union(space_time.link_relation(part))
     return supply, same_step_stamps(space_time, serving)
 
 

@@ -26,6 +26,8 @@ gives it, `starved_triples` says so and the caller keeps TENET's count (with its
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import islpy as isl
 
 from tenet.model.arch import Link
@@ -50,6 +52,13 @@ def same_step_stamps(space_time: SpaceTime, links: list[Link]) -> isl.UnionMap |
         stamps = pairs.product(space_time.time_domain.identity())
         out = stamps if out is None else out.union(stamps)
     return None if out is None else simplify(out)
+
+
+def other_supply(link: Link) -> Link | None:
+    """The part of a link that supplies values otherwise than within one step: its windows
+    but 0 (a multicast link whole, its groups being supply); None when only 0 is left."""
+    windows = tuple(w for w in link.window if w != 0 or link.kind == "multicast")
+    return replace(link, window=windows) if windows else None
 
 
 def cycle_pes(links: list[Link]) -> isl.UnionSet:
