@@ -133,9 +133,7 @@ def run(args: argparse.Namespace) -> int:
     from tenet.formats.presets import resolve_arch, resolve_workload
     from tenet.formats.workloads import load_any_workload
     from tenet.model.arch import load_arch
-    from tenet.report.dse import front_table
     from tenet.report.progress import progress_bar
-    from tenet.report.serial import to_json
 
     if args.workload and args.network:
         raise InputError("give either -w/--workload or -n/--network, not both")
@@ -176,10 +174,7 @@ def run(args: argparse.Namespace) -> int:
             report = explore(workload, arch, objectives, progress=tick, **options)
         if args.emit:
             write_dataflows(report.pareto, args.emit)
-    if args.format == "json":
-        emit(to_json(report.to_dict()) + "\n", args.output)
-    else:
-        emit(front_table(report, color_for(args), flags=OPTION_FLAGS), args.output)
+    write_front(report, args)
     if report.stopped_by == INTERRUPT:
         print("tenet: interrupted: the front is that of the candidates counted", file=sys.stderr)
         return 130
@@ -210,8 +205,6 @@ def run_tile_sizes(args: argparse.Namespace, workload, arch, objectives, jobs: i
     """`dse --tile-sizes`: GLB tile extents in the search (`explore_tile_sizes`)."""
     from tenet.explore.dse import write_dataflows
     from tenet.explore.tile_sizes import explore_tile_sizes
-    from tenet.report.dse import front_table
-    from tenet.report.serial import to_json
 
     if objectives is None:
         objectives = ("energy_pj",) if arch.components is not None else ("dram", "latency")
@@ -227,11 +220,19 @@ def run_tile_sizes(args: argparse.Namespace, workload, arch, objectives, jobs: i
         )
         if args.emit:
             write_dataflows(report.pareto, args.emit)
+    write_front(report, args)
+    return 0
+
+
+def write_front(report, args: argparse.Namespace) -> None:
+    """The front as JSON (`--format json`) or as the table, to `-o` or stdout."""
+    from tenet.report.dse import front_table
+    from tenet.report.serial import to_json
+
     if args.format == "json":
         emit(to_json(report.to_dict()) + "\n", args.output)
     else:
         emit(front_table(report, color_for(args), flags=OPTION_FLAGS), args.output)
-    return 0
 
 
 def run_dse_network(
