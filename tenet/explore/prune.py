@@ -111,15 +111,15 @@ class WordPrices:
     """pJ per word of what a counted side adds to `cost_floor` (docs/energy.md): a read
     word fetched costs a row share read and a register write; a write side's exit a row
     share written and a register read-out; a partial sum read back a row share read and a
-    register write; a value a link carries (`carried`, per side) what every link serving the
+    register write; a value a link carries (`carried_pj`, per side) what every link serving the
     side costs at least per value; every crossing between the scratchpad and a PE at least
     the wire to the nearest PE row (`edge_pj`)."""
 
-    row_read: Fraction  # word_bits / width × the scratchpad's read energy
-    row_write: Fraction
-    register_read: Fraction
-    register_write: Fraction
-    carried: dict[tuple[str, str], Fraction]  # per side: the least pJ of a carried value
+    row_read_pj: Fraction  # word_bits / width × the scratchpad's read energy
+    row_write_pj: Fraction
+    register_read_pj: Fraction
+    register_write_pj: Fraction
+    carried_pj: dict[tuple[str, str], Fraction]  # per side: the least pJ of a carried value
     edge_pj: Fraction  # a word's wire between the scratchpad and the nearest PE row
 
     @classmethod
@@ -164,24 +164,24 @@ class WordPrices:
         a read side's fetched words beyond them; a write side with its read_back counted,
         its exits (elements + read_back) beyond them written and each exit read out, and
         each read-back's row read and register write; with temporal_unique counted, the
-        values the links carry (temporal_unique − unique) at `carried`."""
+        values the links carry (temporal_unique − unique) at `carried_pj`."""
         extra = Fraction(0)
         # every element is fetched at least once: max(unique, first) (TENET's literal count
         # on same-step cycles may fetch fewer); the values not fetched nor kept in place
         # are carried by links
         fetched = max(volumes.unique, first)
         if side == "read":
-            extra += (fetched - first) * (self.row_read + self.register_write)
+            extra += (fetched - first) * (self.row_read_pj + self.register_write_pj)
             extra += fetched * self.edge_pj
         elif volumes.read_back is not None and elements is not None:
             back = volumes.read_back
             exits = elements + back
-            extra += (exits - first) * self.row_write + exits * self.register_read
-            extra += back * (self.row_read + self.register_write)
+            extra += (exits - first) * self.row_write_pj + exits * self.register_read_pj
+            extra += back * (self.row_read_pj + self.register_write_pj)
             extra += (exits + back) * self.edge_pj  # a read-back goes out and comes back
         if volumes.temporal_unique is not None:
             carried = max(volumes.temporal_unique - fetched, 0)
-            extra += carried * self.carried[tensor, side]
+            extra += carried * self.carried_pj[tensor, side]
         return extra
 
 

@@ -134,9 +134,9 @@ def test_word_prices_by_hand(tmp_path):
     workload = load_workload(GEMM, {"M": 4, "N": 4, "K": 2})
     arch = priced_arch(tmp_path, wire=0.5)
     prices = shared_work(pickle.dumps((workload, arch))).floor_basis().word_prices
-    assert prices.row_read == 5 and prices.row_write == 6
-    assert prices.carried["A", "read"] == Fraction("0.28")
-    assert prices.carried["C", "write"] == Fraction("0.38")
+    assert prices.row_read_pj == 5 and prices.row_write_pj == 6
+    assert prices.carried_pj["A", "read"] == Fraction("0.28")
+    assert prices.carried_pj["C", "write"] == Fraction("0.38")
     assert prices.edge_pj == Fraction("0.08")
 
 
