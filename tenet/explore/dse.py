@@ -39,6 +39,7 @@ from tenet.explore.objectives import (
     parse_objectives,
 )
 from tenet.explore.prune import candidate_floors, dominated, dominates
+from tenet.explore.renaming import LoopRenaming, candidate_key
 from tenet.explore.search_progress import SearchProgress
 from tenet.explore.space import (  # the candidate space; callers also import it from here
     Candidate,
@@ -326,6 +327,10 @@ class Search:
     vectors: dict[int, tuple] = field(default_factory=dict)
     pruned: int = 0
 
+    def renaming(self) -> LoopRenaming | None:
+        """The workload's `LoopRenaming` (None: candidates do not share counts by renaming)."""
+        return shared_work(self.context).renaming()
+
     @property
     def pruning(self) -> bool:
         return self.floors is not None
@@ -391,7 +396,7 @@ def run_search(
             # after the floor pass, each floor was tested against this front: not again
             tasks = batch_tasks(search, batch, [] if refined else front_so_far)
             tracker.offset = len(search.outcomes) + search.pruned
-            chunks = _chunks(sorted(tasks.items(), key=lambda item: item[1][0]))
+            chunks = _chunks(sorted(tasks.items(), key=lambda item: item[1][0]), search.renaming())
             tracker.chunk_sizes = [len(chunk) for _, chunk in chunks]
             tracker.stopper = stopper
             ran = _run_batch(run_tasks, search, chunks, jobs, scheduler, tracker, stopper)
@@ -429,7 +434,7 @@ def refine_floors(
 
     tasks = batch_tasks(search, range(len(search.found)), [])
     keyed = {f"floors-{key}": item for key, item in tasks.items()}
-    chunks = _chunks(sorted(keyed.items(), key=lambda item: item[1][0]))
+    chunks = _chunks(sorted(keyed.items(), key=lambda item: item[1][0]), search.renaming())
     tracker.note_text = "counting floors"
     tracker.chunk_sizes = [len(chunk) for _, chunk in chunks]
     tracker.offset = 0
@@ -603,16 +608,20 @@ CHUNKS_PER_BATCH = 8
 
 def _chunks(
     tasks: list[tuple[str, tuple[int, CandidateTask]]],
+    renaming: LoopRenaming | None = None,
 ) -> list[tuple[str, list[tuple[str, CandidateTask]]]]:
     """The tasks ((key, (index, task)) in enumeration order) in chunks, each keyed by a
-    digest of its keys: the candidates of one PE assignment together (they share their
-    used PEs and most of their relations between stamps, so one worker builds them once),
-    cut into runs of at most min(CHUNK, ⌈n / CHUNKS_PER_BATCH⌉). The chunks depend only on
-    the batch, so every way of running makes the same ones."""
+    digest of its keys: the candidates of one class together, cut into runs of at most
+    min(CHUNK, ⌈n / CHUNKS_PER_BATCH⌉). A class is the candidates equal up to a renaming of
+    loops (`candidate_key`, when the workload's candidates share counts that way: `renaming`),
+    else those of one PE assignment. One worker then makes the counts a class shares once
+    (on the conv spaces of docs/dse.md no side's count is shared across classes), and the
+    used PEs and most relations between stamps. The chunks depend only on the batch, so
+    every way of running makes the same ones."""
     size = max(1, min(CHUNK, -(-len(tasks) // CHUNKS_PER_BATCH)))
     groups: dict[Any, list[tuple[str, CandidateTask]]] = {}
     for key, (_, task) in tasks:
-        groups.setdefault(task.candidate.spatial, []).append((key, task))
+        groups.setdefault(_chunk_class(task, renaming), []).append((key, task))
     out = []
     for members in groups.values():
         for start in range(0, len(members), size):
@@ -620,6 +629,13 @@ def _chunks(
             digest = hashlib.sha256("\n".join(key for key, _ in run).encode()).hexdigest()[:16]
             out.append((f"chunk-{run[0][0]}-{digest}", run))
     return out
+
+
+def _chunk_class(task: CandidateTask, renaming: LoopRenaming | None) -> Any:
+    """The class of `_chunks` a task's candidate belongs to."""
+    if renaming is None or task.candidate is None:
+        return task.candidate.spatial if task.candidate is not None else None
+    return candidate_key(renaming.loops, task.candidate)
 
 
 def _batch_sizes(n: int, pruning: bool) -> Iterator[int]:

@@ -179,6 +179,7 @@ def tensor_volumes(
                 minus,
                 None if fetched is None else fetched[side],
                 trace,
+                tidy=space_time.tidy,
                 write=side == "write",
                 starved=starved,
             )
@@ -231,13 +232,15 @@ def count_bound(
     cost: bool = False,
     dram_words: int | None = None,
     source: str | None = None,
+    simplify_relations: bool = True,
 ) -> Counts:
     """Every count of one dataflow with barvinok (the caller sets the operations limit):
     volumes (with read_back and exits), instances, stamps, PEs, steps; the per-step
     numbers unless `per_step` is False (with in(t) and out(t) piece by piece when
     `profile`); the memory levels' traffic and the time through them; with `cost`, the
-    actions the cost prices."""
-    space_time = SpaceTime.of(bound, arch)
+    actions the cost prices. `simplify_relations`: as `SpaceTime`'s (the counts are the
+    same either way)."""
+    space_time = SpaceTime.of(bound, arch, simplify_relations)
     used_links: set[int] = set()
     fetched: dict[str, list[isl.UnionMap]] = {side: [] for side in SIDES}
     traces: dict[tuple[str, str], SideTrace] | None = {} if cost else None
@@ -311,16 +314,20 @@ def analyze_bound(
     profile: bool = False,
     cost: bool | None = None,
     dram_words: int | None = None,
+    simplify_relations: bool = True,
 ) -> Analysis:
     """All counts for a dataflow already checked against its workload and arch
     (`count_bound`), assembled into its Analysis (`assemble`). `dataflow` is the Dataflow
     or its name. With `cost` (None: when the arch has components), energy in pJ and area
-    in µm² (docs/energy.md), DRAM priced from `dram_words`."""
+    in µm² (docs/energy.md), DRAM priced from `dram_words`. `simplify_relations`: as
+    `SpaceTime`'s."""
     name = dataflow if isinstance(dataflow, str) else dataflow.name
     with operations_limit(max_operations, f"analyzing {name!r}", source):
         if cost is None:
             cost = arch.components is not None
-        counts = count_bound(workload, arch, bound, per_step, profile, cost, dram_words, source)
+        counts = count_bound(
+            workload, arch, bound, per_step, profile, cost, dram_words, source, simplify_relations
+        )
         return assemble(counts, workload, arch, dataflow)
 
 
@@ -349,11 +356,13 @@ def analyze(
     per_step: bool = True,
     profile: bool = False,
     cost: bool | None = None,
+    simplify_relations: bool = True,
 ) -> Analysis:
     """All metrics of docs/metrics.md for one workload, arch and dataflow (without the
     per-step ones when `per_step` is False; with in(t) and out(t) piece by piece when
     `profile`; with energy in pJ and area in µm² when `cost`, by default when the arch
-    has components)."""
+    has components). `simplify_relations=False` leaves the reuse relations as built
+    (`SpaceTime`): the same numbers, faster on the candidates `dse` generates."""
     bound = bind_dataflow(dataflow, workload, arch)
     return analyze_bound(
         workload,
@@ -365,4 +374,5 @@ def analyze(
         per_step,
         profile,
         cost=cost,
+        simplify_relations=simplify_relations,
     )

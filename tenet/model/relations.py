@@ -35,6 +35,9 @@ class SpaceTime:
     space_map: isl.UnionMap  # S[n] -> PE[p]
     time_map: isl.UnionMap  # S[n] -> T[t]
     pe_domain: isl.UnionSet
+    # `simplify` the link and spatial relations (and, in `count_volumes`, each M;A_D): the
+    # points are the same either way; generated candidates count faster without (measured)
+    simplify_relations: bool = True
     stamp_map: isl.UnionMap = field(init=False)  # S[n] -> [PE[p] -> T[t]]
     stamp_to_instance: isl.UnionMap = field(init=False)  # [PE[p] -> T[t]] -> S[n]
     space_domain: isl.UnionSet = field(init=False)  # P_used
@@ -52,8 +55,12 @@ class SpaceTime:
         self.prev = time_predecessor(self.time_domain)
 
     @classmethod
-    def of(cls, bound: BoundDataflow, arch: Arch) -> SpaceTime:
-        return cls(bound.space_map, bound.time_map, arch.pe_domain)
+    def of(cls, bound: BoundDataflow, arch: Arch, simplify_relations: bool = True) -> SpaceTime:
+        return cls(bound.space_map, bound.time_map, arch.pe_domain, simplify_relations)
+
+    def tidy(self, relation: isl.UnionMap) -> isl.UnionMap:
+        """`simplify` of a relation when `simplify_relations`, else the relation as it is."""
+        return simplify(relation) if self.simplify_relations else relation
 
     def window(self, distance: int) -> isl.UnionMap:
         """{ t -> prev^distance(t) }, cached."""
@@ -94,14 +101,14 @@ class SpaceTime:
 
     def link_relation(self, link: Link) -> isl.UnionMap:
         """M_l = link_reuse(link) \\ identity; M = M_t ∪ ⋃_l M_l is TENET's reuse relation."""
-        return simplify(self.link_reuse(link).subtract(self.stamp_domain.identity()))
+        return self.tidy(self.link_reuse(link).subtract(self.stamp_domain.identity()))
 
     def spatial_relation(self, links: list[Link]) -> isl.UnionMap:
         """M_x = ⋃_l { (p,t) -> (p',t') : p' ∈ link_l(p) \\ {p}, t' ∈ window_l(t) }."""
         rel = isl.UnionMap.empty(self.stamp_map.get_space().params())
         for link in links:
             rel = rel.union(self.link_reuse(link, exclude_self=True))
-        return simplify(rel)
+        return self.tidy(rel)
 
 
 def program_order(workload: Workload) -> isl.UnionMap:

@@ -79,8 +79,18 @@ def cycle_pes(links: list[Link]) -> isl.UnionSet:
 
 def has_same_step_cycle(links: list[Link]) -> bool:
     """Whether the PEs' window-0 forward links form a cycle (the only case where a
-    starved component can exist)."""
-    return not cycle_pes(links).is_empty()
+    starved component can exist); found once per set of links (by their kind, window and
+    relation text) per process."""
+    key = tuple((link.kind, link.window, str(link.relation)) for link in links)
+    found = _CYCLES.get(key)
+    if found is None:
+        if len(_CYCLES) >= 64:
+            _CYCLES.clear()
+        found = _CYCLES[key] = not cycle_pes(links).is_empty()
+    return found
+
+
+_CYCLES: dict[tuple, bool] = {}
 
 
 #: Squarings tried before giving up on a closure (paths of up to 2**MAX_SQUARINGS edges).
