@@ -178,11 +178,10 @@ def compare_archs(args: argparse.Namespace) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tenet.analysis.compare import comparison_warnings, priced_parts
+    from tenet.analysis.compare import comparison_warnings
     from tenet.formats.presets import resolve_dataflow, resolve_workload
     from tenet.formats.workloads import load_any_workload
     from tenet.model.dataflow import load_dataflow, with_tiles
-    from tenet.model.metrics import analyze
     from tenet.report.tables import render_comparison
 
     if args.dataflow is None and args.best is None:
@@ -199,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("is empty; give a file name such as compare.png", "--plot")
     workload_path = resolve_workload(args.workload)
     workload = load_any_workload(workload_path, parse_sets(args.set), args.function)
-    dataflow = None
+    dataflow, tiles = None, {}
     if args.dataflow is not None:
         dataflow = load_dataflow(resolve_dataflow(args.dataflow, workload_path))
         tiles = tile_flags(args.tile)
@@ -208,25 +207,10 @@ def run(args: argparse.Namespace) -> int:
     objective = check_best(args.best, workload) if args.best is not None else None
     archs = compare_archs(args)
     results, priced, notes = [], [], []
-    interrupted = False
-    for n, arch in enumerate(archs):
-        if dataflow is not None:
-            with tiles_as_flag(tiles):
-                analysis = analyze(workload, arch, dataflow, args.max_isl_ops)
-            results.append(analysis.to_dict())
-            priced.append(priced_parts(analysis))
-        if objective is not None:
-            result, analysis = best_result(workload, arch, objective, args, search)
-            results.append(result)
-            priced.append(priced_parts(analysis))
-            if not result["best"]["complete"]:
-                notes.append(f"best-{objective} on {arch.name}: {result['best']['stop_note']}")
-            if result["best"]["stopped_by"] == "interrupt":
-                interrupted = True
-                skipped = [a.name for a in archs[n + 1 :]]
-                if skipped:
-                    notes.append("interrupted: not searched: " + ", ".join(skipped))
-                break
+    with searches_share_workers(args, objective):
+        interrupted = _compare_each(
+            args, workload, archs, dataflow, tiles, objective, search, results, priced, notes
+        )
     title = dataflow.name if dataflow is not None else f"best {objective}"
     if dataflow is not None and objective is not None:
         title = f"{dataflow.name} and best {objective}"
@@ -245,6 +229,47 @@ def run(args: argparse.Namespace) -> int:
         for note in notes:
             print(f"tenet: note: {note}", file=sys.stderr)
     return 130 if interrupted else 0
+
+
+def searches_share_workers(args: argparse.Namespace, objective: str | None):
+    """With --best and local workers, one pool of worker processes for every arch's search
+    (started once; each search's counts stay its own)."""
+    import contextlib
+
+    from tenet.execution import kept_pool
+
+    jobs = execution_options(args)["jobs"]
+    if objective is None or args.scheduler is not None or jobs <= 1:
+        return contextlib.nullcontext()
+    return kept_pool(jobs)
+
+
+def _compare_each(
+    args, workload, archs, dataflow, tiles, objective, search, results, priced, notes
+):
+    """Analyze the dataflow and/or search the best one on each arch, appending to `results`,
+    `priced` and `notes`; True when Ctrl-C stopped a search (the archs after it are skipped)."""
+    from tenet.analysis.compare import priced_parts
+    from tenet.model.metrics import analyze
+
+    for n, arch in enumerate(archs):
+        if dataflow is not None:
+            with tiles_as_flag(tiles):
+                analysis = analyze(workload, arch, dataflow, args.max_isl_ops)
+            results.append(analysis.to_dict())
+            priced.append(priced_parts(analysis))
+        if objective is not None:
+            result, analysis = best_result(workload, arch, objective, args, search)
+            results.append(result)
+            priced.append(priced_parts(analysis))
+            if not result["best"]["complete"]:
+                notes.append(f"best-{objective} on {arch.name}: {result['best']['stop_note']}")
+            if result["best"]["stopped_by"] == "interrupt":
+                skipped = [a.name for a in archs[n + 1 :]]
+                if skipped:
+                    notes.append("interrupted: not searched: " + ", ".join(skipped))
+                return True
+    return False
 
 
 def check_best(text: str, workload) -> str:

@@ -373,8 +373,8 @@ def unique_volumes(
             exit_count = exits_count(assignment.subtract_domain(served.range()), elements)
         if temporal is not None:
             temporal_unique = total - count(temporal.intersect(same_element).domain())
-        if supply is not None:
-            unique += starved_pairs(assignment, same_element, served.domain(), supply)
+        if supply is not None:  # supply ⊆ reuse, so supply ∩ same_element ⊆ served
+            unique += starved_pairs(assignment, served, served.domain(), supply)
     else:  # counting the intersection is cheaper than the difference (measured)
         unique = total - count(assignment.intersect(reuse.apply_range(assignment)))
     if elements is not None and exit_count is None:
@@ -404,7 +404,8 @@ def starved_pairs(
     served by TENET's literal count (`served`) but by nothing in `supply`. Each holds a
     starved group (`tenet.model.same_step`: a source component of the pair's same-step
     links, a cycle, no triple supplied), which the plain model charges a fetch that TENET's
-    count does not: a lower bound of the fetches it adds."""
+    count does not: a lower bound of the fetches it adds. `same_element` holds the stamp
+    pairs (s, s') with A_D(s) = A_D(s'), or any part of them that holds supply's."""
     only_same_step = served.subtract(supply.intersect(same_element).domain())
     others = assignment.domain().subtract(only_same_step)
 

@@ -26,7 +26,7 @@ from tenet.util.isl_util import count
 
 if TYPE_CHECKING:
     from tenet.explore.space import DesignSpace, Enumerated
-    from tenet.model.arch import Arch
+    from tenet.model.arch import Arch, Link
 
 
 class CountedWork(Protocol):
@@ -205,7 +205,9 @@ def carried_value_pj(
 ) -> Fraction:
     """The least pJ of one value the side's links carry (docs/energy.md): its register write
     at the receiver (and, on a write side, its read-out at the sender), and, when every
-    link is a point-to-point forward link, its wire over the shortest hop; 0 when a
+    link is a point-to-point forward link or a bus whose groups partition the PEs, its
+    wire: the shortest hop of a forward link, one pitch on such a bus (an event drives
+    the g pitches of its group's bus and delivers to at most the g members); 0 when a
     reduction tree serves a write side (its sends are priced as adds, not counted here)."""
     from tenet.model.cost import displacements, hop_length, is_reduction_tree
 
@@ -213,10 +215,26 @@ def carried_value_pj(
     if side == "write" and any(is_reduction_tree(link) for link in chosen):
         return Fraction(0)
     pj = register_write + (register_read if side == "write" else 0)
-    if chosen and all(link.kind == "forward" for link in chosen):
-        shortest = min(min(displacements(link), default=0) for link in chosen)
-        pj += hop_length(shortest) * word_pitch_pj(arch.components)
+    lengths = []
+    for link in chosen:
+        if link.kind == "forward":
+            lengths.append(hop_length(min(displacements(link), default=0)))
+        elif link.kind == "multicast" and partitions_pes(link):
+            lengths.append(Fraction(1))
+        else:  # a bus of overlapping groups (k-hop): no wire claimed
+            lengths.append(Fraction(0))
+    if lengths:
+        pj += min(lengths) * word_pitch_pj(arch.components)
     return Fraction(pj)
+
+
+def partitions_pes(link: Link) -> bool:
+    """A multicast link's groups (`bus_group`: each PE's image with itself) partition its
+    PEs: the group relation is symmetric and transitive."""
+    from tenet.model.cost import bus_group
+
+    group = bus_group(link)
+    return group.reverse().is_equal(group) and group.apply_range(group).is_subset(group)
 
 
 def cost_floor(
@@ -383,7 +401,7 @@ class PartialFloor:
             self.energy_pj_extra += self.basis.word_prices.extra_pj(
                 tensor, side, volumes, first, elements
             )
-        if dominated(self.signed(), self.front_so_far):
+        if self.front_so_far and dominated(self.signed(), self.front_so_far):
             raise Beaten
 
     def signed(self) -> tuple:

@@ -314,6 +314,7 @@ def _count_plain(shared: SharedWork, task: CandidateTask) -> Outcome:
             shared.arch,
             dataflow,
             task.max_operations,
+            per_step=task.per_step,
             simplify_relations=False,
         )
     except IslLimitError as exc:

@@ -216,3 +216,22 @@ def test_the_floor_pass_gives_the_counted_floor(tmp_path):
     time = "{ S[i,j,k] -> T[floor(i/2), floor(j/2), i % 2 + j % 2 + k] }"
     task = CandidateTask(context, "os", space, time, 10**8, False, ("energy_pj",), [], (), None)
     assert floor_task(task) == [float(Fraction("323.2"))]
+
+
+@pytest.mark.parametrize(
+    "topology, carried",
+    [
+        # a bus event drives its group's g pitches and reaches at most the g members: at
+        # least one pitch (0.08 pJ) per value, with the receiver's register write (0.2)
+        ("row-multicast", "0.28"),
+        ("broadcast", "0.28"),
+        # k-hop neighbourhoods overlap (no partition): the register write only
+        ("k-hop-multicast", "0.2"),
+    ],
+)
+def test_a_value_a_bus_carries_by_hand(tmp_path, topology, carried):
+    """The least price of a read value a bus carries, on the 2x2 array of the hand tests."""
+    workload = load_workload(GEMM, {"M": 4, "N": 4, "K": 2})
+    arch = with_topology(priced_arch(tmp_path, wire=0.5), topology)
+    prices = shared_work(pickle.dumps((workload, arch))).floor_basis().word_prices
+    assert prices.carried_pj["A", "read"] == Fraction(carried)
