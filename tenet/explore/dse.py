@@ -17,7 +17,7 @@ import json
 import pickle
 import re
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
@@ -26,6 +26,7 @@ from typing import Any
 from tenet.analysis.validate import validate
 from tenet.errors import InputError, TenetError
 from tenet.explore.candidate_counts import shared_work
+from tenet.explore.chunking import batch_sizes, chunk_weights, task_chunks
 from tenet.explore.dram_bound import dram_against_snowcat
 from tenet.explore.objectives import (
     ADDITIVE_OBJECTIVES,
@@ -39,7 +40,7 @@ from tenet.explore.objectives import (
     parse_objectives,
 )
 from tenet.explore.prune import candidate_floors, dominated, dominates
-from tenet.explore.renaming import LoopRenaming, candidate_key
+from tenet.explore.renaming import LoopRenaming, twins_of
 from tenet.explore.search_progress import SearchProgress
 from tenet.explore.space import (  # the candidate space; callers also import it from here
     Candidate,
@@ -161,6 +162,8 @@ class DseResult:
     over_capacity: int = 0  # evaluated, not legal: a memory level's tiles do not fit
     distinct: int | None = None  # the distinct candidates to settle (None: not recorded)
     stopped_by: str | None = None  # TIME_LIMIT or INTERRUPT: the search stopped early
+    # evaluated or pruned with a twin (`tenet.explore.renaming.twin_key`), not counted itself
+    twins: int = 0
 
     @property
     def complete(self) -> bool:
@@ -196,6 +199,7 @@ class DseResult:
             "distinct": self.distinct,
             "complete": self.complete,
             "stopped_by": self.stopped_by,
+            "twins": self.twins,
             "pareto": [entry.to_dict() for entry in self.pareto],
         }
 
@@ -249,6 +253,7 @@ def explore(
             any(name in PER_STEP_OBJECTIVES for name in objectives),
             search_floors(workload, arch, context, found, objectives) if prune else None,
             journal,
+            twins=twins_of(shared_work(context).renaming(), found),
         )
         if stopper.active and journal is None:  # where a stopped batch's finished chunks are
             folder = scratch.enter_context(tempfile.TemporaryDirectory(prefix="tenet-dse-"))
@@ -274,6 +279,7 @@ def explore(
         sum(1 for o in outcomes if OVER_CAPACITY in o.violations),
         len(found),
         stopped_by,
+        search.twin_count,
     )
 
 
@@ -326,6 +332,23 @@ class Search:
     outcomes: dict[int, Outcome] = field(default_factory=dict)
     vectors: dict[int, tuple] = field(default_factory=dict)
     pruned: int = 0
+    # a counted candidate's index -> its twins (`tenet.explore.renaming.twins_of`): they
+    # are settled with it, with its outcome, and never counted themselves
+    twins: dict[int, tuple[int, ...]] = field(default_factory=dict)
+
+    @property
+    def twin_count(self) -> int:
+        """How many candidates are settled as twins of another."""
+        return sum(len(later) for later in self.twins.values())
+
+    def counted_indices(self) -> list[int]:
+        """The candidates the search counts (or prunes) itself: all but the twins."""
+        later = {j for twins in self.twins.values() for j in twins}
+        return [i for i in range(len(self.found)) if i not in later]
+
+    def prune(self, i: int) -> None:
+        """Candidate i (and its twins) pruned before counting."""
+        self.pruned += 1 + len(self.twins.get(i, ()))
 
     def renaming(self) -> LoopRenaming | None:
         """The workload's `LoopRenaming` (None: candidates do not share counts by renaming)."""
@@ -337,20 +360,21 @@ class Search:
 
     def order(self) -> list[int]:
         """The candidates' indices in the order they are counted: best floor first."""
-        order = list(range(len(self.found)))
+        order = self.counted_indices()
         if self.floors is not None:
             floors = self.floors
             order.sort(key=lambda i: (floors[i], i))
         return order
 
     def settle(self, i: int, outcome: Outcome) -> None:
-        """Record candidate i's outcome."""
+        """Record candidate i's outcome, and its twins'."""
         if outcome.pruned:
-            self.pruned += 1
+            self.prune(i)
             return
-        self.outcomes[i] = outcome
-        if outcome.counted:
-            self.vectors[i] = outcome.vector
+        for j in (i, *self.twins.get(i, ())):
+            self.outcomes[j] = outcome
+            if outcome.counted:
+                self.vectors[j] = outcome.vector
 
 
 def run_search(
@@ -379,7 +403,7 @@ def run_search(
         if refined:
             refine_floors(search, jobs, scheduler, tracker, stopper)
         order = search.order()
-        for size in _batch_sizes(len(order), search.pruning):
+        for size in batch_sizes(len(order), search.pruning):
             stopper.check()
             if stopper.reason is not None:
                 break
@@ -389,15 +413,17 @@ def run_search(
             batch = []
             for i in order[position : position + size]:
                 if search.floors is not None and dominated(search.floors[i], front_so_far):
-                    search.pruned += 1
+                    search.prune(i)
                 else:
                     batch.append(i)
             position += size
             # after the floor pass, each floor was tested against this front: not again
             tasks = batch_tasks(search, batch, [] if refined else front_so_far)
             tracker.offset = len(search.outcomes) + search.pruned
-            chunks = _chunks(sorted(tasks.items(), key=lambda item: item[1][0]), search.renaming())
-            tracker.chunk_sizes = [len(chunk) for _, chunk in chunks]
+            chunks = task_chunks(
+                sorted(tasks.items(), key=lambda item: item[1][0]), search.renaming()
+            )
+            tracker.chunk_sizes = chunk_weights(search.twins, chunks, tasks)
             tracker.stopper = stopper
             ran = _run_batch(run_tasks, search, chunks, jobs, scheduler, tracker, stopper)
             if ran is None:  # stopped: the chunks that finished
@@ -432,11 +458,11 @@ def refine_floors(
     Stopped by Ctrl-C, it leaves the floors as they were and the stop to the caller."""
     from tenet.execution import run_tasks
 
-    tasks = batch_tasks(search, range(len(search.found)), [])
+    tasks = batch_tasks(search, search.counted_indices(), [])
     keyed = {f"floors-{key}": item for key, item in tasks.items()}
-    chunks = _chunks(sorted(keyed.items(), key=lambda item: item[1][0]), search.renaming())
+    chunks = task_chunks(sorted(keyed.items(), key=lambda item: item[1][0]), search.renaming())
     tracker.note_text = "counting floors"
-    tracker.chunk_sizes = [len(chunk) for _, chunk in chunks]
+    tracker.chunk_sizes = chunk_weights(search.twins, chunks, keyed)
     tracker.offset = 0
     try:
         with stopper.running():
@@ -598,58 +624,6 @@ def front_entries(
         for entry in pareto
     ]
     return pareto, ties
-
-
-#: At most this many candidates per task, and a batch is cut into at least CHUNKS_PER_BATCH
-#: tasks when it has that many candidates (small batches still spread over the workers).
-CHUNK = 256
-CHUNKS_PER_BATCH = 8
-
-
-def _chunks(
-    tasks: list[tuple[str, tuple[int, CandidateTask]]],
-    renaming: LoopRenaming | None = None,
-) -> list[tuple[str, list[tuple[str, CandidateTask]]]]:
-    """The tasks ((key, (index, task)) in enumeration order) in chunks, each keyed by a
-    digest of its keys: the candidates of one class together, cut into runs of at most
-    min(CHUNK, ⌈n / CHUNKS_PER_BATCH⌉). A class is the candidates equal up to a renaming of
-    loops (`candidate_key`, when the workload's candidates share counts that way: `renaming`),
-    else those of one PE assignment. One worker then makes the counts a class shares once
-    (on the conv spaces of docs/dse.md no side's count is shared across classes), and the
-    used PEs and most relations between stamps. The chunks depend only on the batch, so
-    every way of running makes the same ones."""
-    size = max(1, min(CHUNK, -(-len(tasks) // CHUNKS_PER_BATCH)))
-    groups: dict[Any, list[tuple[str, CandidateTask]]] = {}
-    for key, (_, task) in tasks:
-        groups.setdefault(_chunk_class(task, renaming), []).append((key, task))
-    out = []
-    for members in groups.values():
-        for start in range(0, len(members), size):
-            run = members[start : start + size]
-            digest = hashlib.sha256("\n".join(key for key, _ in run).encode()).hexdigest()[:16]
-            out.append((f"chunk-{run[0][0]}-{digest}", run))
-    return out
-
-
-def _chunk_class(task: CandidateTask, renaming: LoopRenaming | None) -> Any:
-    """The class of `_chunks` a task's candidate belongs to."""
-    if renaming is None or task.candidate is None:
-        return task.candidate.spatial if task.candidate is not None else None
-    return candidate_key(renaming.loops, task.candidate)
-
-
-def _batch_sizes(n: int, pruning: bool) -> Iterator[int]:
-    """Batch sizes that add up to n: one batch without pruning; with it 16, then 4 times more
-    per batch (each batch on processes or a cluster starts its workers). The same whichever
-    way the tasks run, so local and remote runs count and prune the same candidates."""
-    if not pruning:
-        yield n
-        return
-    size, done = 16, 0
-    while done < n:
-        yield min(size, n - done)
-        done += size
-        size *= 4
 
 
 def _plain_model(

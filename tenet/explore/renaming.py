@@ -18,6 +18,7 @@ those names, sorted. Equal keys give the renaming above, so equal keys give equa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import islpy as isl
@@ -139,3 +140,40 @@ class LoopRenaming:
                 if access is not None:
                     shapes[tensor, side] = access_shape(access, workload.domain)
         return cls(loops, shapes)
+
+
+def twin_key(renaming: LoopRenaming, candidate: Candidate, tiles: tuple = ()) -> tuple | None:
+    """`candidate_key` with every tensor side's access (and the tile depths): candidates
+    with equal twin keys are equal up to one renaming of loops that maps every access onto
+    itself up to a permutation of its element coordinates. Every number of the model is the
+    size of a set built from the stamps, the PE and time relations and which stamps touch
+    the same element, so their analyses are equal (up to names and notation). None when a
+    side's access is not one affine function (no claim)."""
+    if any(shape is None for shape in renaming.shapes.values()):
+        return None
+    sides = tuple(
+        candidate_key(renaming.loops, candidate, renaming.shapes[side])
+        for side in sorted(renaming.shapes)
+    )
+    return candidate_key(renaming.loops, candidate), sides, tuple(tiles)
+
+
+def twins_of(renaming: LoopRenaming | None, found: Sequence) -> dict[int, tuple[int, ...]]:
+    """{index of a candidate: indices of the later candidates with its `twin_key`} over the
+    enumerated candidates `found` (each with `candidate` and `tiles`); empty without a
+    renaming."""
+    if renaming is None:
+        return {}
+    first: dict[tuple, int] = {}
+    out: dict[int, list[int]] = {}
+    for i, e in enumerate(found):
+        if e.candidate is None:
+            continue
+        key = twin_key(renaming, e.candidate, tuple(sorted(dict(e.tiles).items())))
+        if key is None:
+            return {}
+        if key in first:
+            out.setdefault(first[key], []).append(i)
+        else:
+            first[key] = i
+    return {i: tuple(later) for i, later in out.items()}

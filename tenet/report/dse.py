@@ -123,6 +123,11 @@ def front_table(
     notes = [
         f"{result.candidates:,} candidates, {result.evaluated:,} distinct evaluated, "
         + (f"{result.pruned:,} pruned, " if result.pruned else "")
+        + (
+            f"{result.twins:,} of these settled by a twin (equal up to a renaming of loops), "
+            if getattr(result, "twins", 0)
+            else ""
+        )
         + f"{result.legal:,} legal, {len(result.pareto)} on the front"
         + (
             f", {result.over_capacity:,} over capacity (a memory level's tiles do not fit)"
