@@ -128,6 +128,18 @@ def add_search_arguments(group) -> None:
         "marked incomplete (Ctrl-C stops the search under way the same way, skips the archs "
         "not yet searched and exits with 130)",
     )
+    group.add_argument(
+        "--tile-sizes",
+        action="store_true",
+        help="with --best: search the GLB's tile sizes too, as dse --tile-sizes (each arch a "
+        "2-D systolic array with a GLB under DRAM; objective energy_pj, dram, time_steps or "
+        "latency)",
+    )
+    group.add_argument(
+        "--imperfect",
+        action="store_true",
+        help="with --tile-sizes: also tile extents that leave a shorter last tile",
+    )
 
 
 def search_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -141,11 +153,17 @@ def search_options(args: argparse.Namespace) -> dict[str, Any]:
             ("--limit", args.limit is not None),
             ("--seed", args.seed is not None),
             ("--time-limit", args.time_limit is not None),
+            ("--tile-sizes", args.tile_sizes),
+            ("--imperfect", args.imperfect),
         )
         if value
     ]
     if given and args.best is None:
         raise InputError("shapes the search of --best: add --best OBJECTIVE", given[0])
+    if args.imperfect and not args.tile_sizes:
+        raise InputError("needs --tile-sizes", "--imperfect")
+    if args.tile_sizes:
+        return _tile_size_options(args)
     return {
         "skew": not args.no_skew,
         "interleave": args.interleave,
@@ -153,6 +171,28 @@ def search_options(args: argparse.Namespace) -> dict[str, Any]:
         "seed": 0 if args.seed is None else args.seed,
         "time_limit_s": args.time_limit,
         "stop_on_interrupt": True,
+    }
+
+
+def _tile_size_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The options of `explore_tile_sizes` for --best --tile-sizes (flags of the other
+    space refused, the objective checked)."""
+    from tenet.explore.tile_space import TILE_SIZE_OBJECTIVES
+
+    for flag, value in (("--no-skew", args.no_skew), ("--interleave", args.interleave)):
+        if value:
+            raise InputError("does not apply with --tile-sizes", flag)
+    if args.best not in TILE_SIZE_OBJECTIVES:
+        raise InputError(
+            f"with --tile-sizes the search ranks by {', '.join(TILE_SIZE_OBJECTIVES)}; "
+            f"not {args.best}",
+            "--best",
+        )
+    return {
+        "tile_sizes": True,
+        "imperfect": args.imperfect,
+        "limit": args.limit,
+        "time_limit": args.time_limit,
     }
 
 
@@ -206,6 +246,12 @@ def run(args: argparse.Namespace) -> int:
     search = search_options(args)
     objective = check_best(args.best, workload) if args.best is not None else None
     archs = compare_archs(args)
+    if search.get("tile_sizes"):  # every arch must take the tile-size search: checked first
+        from tenet.explore.tile_space import tile_problem
+
+        with parameters_as_flags(FLAGS):
+            for arch in archs:
+                tile_problem(workload, arch)
     results, priced, notes = [], [], []
     with searches_share_workers(args, objective):
         interrupted = _compare_each(
@@ -303,16 +349,26 @@ def best_result(
     from tenet.explore.objectives import OBJECTIVES
     from tenet.report.progress import progress_bar
 
-    with parameters_as_flags(FLAGS), progress_bar(f"searching {arch.name}") as tick:
-        report = explore(
-            workload,
-            arch,
-            (objective,),
-            max_operations=args.max_isl_ops,
-            progress=tick,
-            **(search or {}),
-            **execution_options(args),
-        )
+    search = dict(search or {})
+    tile_sizes = search.pop("tile_sizes", False)
+    if tile_sizes:
+        from tenet.explore.tile_sizes import explore_tile_sizes
+
+        with parameters_as_flags(FLAGS):
+            report = explore_tile_sizes(
+                workload, arch, (objective,), jobs=execution_options(args)["jobs"], **search
+            )
+    else:
+        with parameters_as_flags(FLAGS), progress_bar(f"searching {arch.name}") as tick:
+            report = explore(
+                workload,
+                arch,
+                (objective,),
+                max_operations=args.max_isl_ops,
+                progress=tick,
+                **search,
+                **execution_options(args),
+            )
     if not report.pareto and report.stopped_by == INTERRUPT:
         raise KeyboardInterrupt  # nothing found yet: `tenet: interrupted`, as without --best
     if not report.pareto and report.stopped_by is not None:
@@ -351,6 +407,7 @@ def best_result(
             "complete": report.complete,
             "stopped_by": report.stopped_by,
             "stop_note": report.stop_note(),
+            **({"tile_sizes": True} if tile_sizes else {}),
         },
     }
     return result, entry.analysis
