@@ -145,10 +145,11 @@ class LoopRenaming:
 def twin_key(renaming: LoopRenaming, candidate: Candidate, tiles: tuple = ()) -> tuple | None:
     """`candidate_key` with every tensor side's access (and the tile depths): candidates
     with equal twin keys are equal up to one renaming of loops that maps every access onto
-    itself up to a permutation of its element coordinates. Every number of the model is the
+    itself up to a permutation of its element coordinates. Every count of the model is the
     size of a set built from the stamps, the PE and time relations and which stamps touch
-    the same element, so their analyses are equal (up to names and notation). None when a
-    side's access is not one affine function (no claim)."""
+    the same element (never from an element's coordinates), so every count, and so every
+    objective, is equal (an example point a warning quotes may differ by the renaming).
+    None when a side's access is not one affine function (no claim)."""
     if any(shape is None for shape in renaming.shapes.values()):
         return None
     sides = tuple(
