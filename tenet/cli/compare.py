@@ -193,6 +193,7 @@ def _tile_size_options(args: argparse.Namespace) -> dict[str, Any]:
         "imperfect": args.imperfect,
         "limit": args.limit,
         "time_limit": args.time_limit,
+        "stop_on_interrupt": True,
     }
 
 

@@ -203,7 +203,7 @@ def check_tile_size_flags(args: argparse.Namespace) -> None:
 
 def run_tile_sizes(args: argparse.Namespace, workload, arch, objectives, jobs: int) -> int:
     """`dse --tile-sizes`: GLB tile extents in the search (`explore_tile_sizes`)."""
-    from tenet.explore.dse import write_dataflows
+    from tenet.explore.dse import INTERRUPT, write_dataflows
     from tenet.explore.tile_sizes import explore_tile_sizes
 
     if objectives is None:
@@ -217,10 +217,14 @@ def run_tile_sizes(args: argparse.Namespace, workload, arch, objectives, jobs: i
             imperfect=args.imperfect,
             limit=args.limit,
             time_limit=args.time_limit,
+            stop_on_interrupt=True,
         )
         if args.emit:
             write_dataflows(report.pareto, args.emit)
     write_front(report, args)
+    if report.stopped_by == INTERRUPT:
+        print("tenet: interrupted: the front is that of the tile sizes visited", file=sys.stderr)
+        return 130
     return 0
 
 

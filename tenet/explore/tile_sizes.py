@@ -39,6 +39,7 @@ from tenet.bounds.snowcat import divisors, problem_from_workload, snowcat_at
 from tenet.errors import InputError
 from tenet.explore.dram_bound import dram_against_snowcat
 from tenet.explore.dse import TIME_LIMIT, DseResult, FrontEntry, pareto_indices
+from tenet.explore.stopping import Stopper, stopping
 from tenet.explore.tile_counts import (  # the closed forms; callers import them here too
     Prices,
     _axis_blocks,
@@ -177,10 +178,13 @@ def explore_tile_sizes(
     imperfect: bool = False,
     limit: int | None = None,
     time_limit: float | None = None,
+    stop_on_interrupt: bool = False,
 ) -> TileSizeResult:
     """The Pareto front of GLB tile sizes, spatial loops, outer orders and innermost loops,
     ranked by closed forms and pruned with lower bounds, each member counted again by plain
-    `analyze` (its objective values are analyze's)."""
+    `analyze` (its objective values are analyze's). With `stop_on_interrupt`, Ctrl-C (SIGINT)
+    during the ranking stops it as `limit` and `time_limit` do: the front is that of the
+    tile vectors visited, re-checked all the same, and `stopped_by` is `INTERRUPT`."""
     started = clock.monotonic()
     unknown = [o for o in objectives if o not in TILE_SIZE_OBJECTIVES]
     if unknown:
@@ -190,9 +194,10 @@ def explore_tile_sizes(
         )
     problem = tile_problem(workload, arch)
     prices = prices_of(arch, problem) if "energy_pj" in objectives else None
-    front, counts = _search(
-        problem, prices, tuple(objectives), limit, time_limit, started, imperfect
-    )
+    with stopping(None, stop_on_interrupt) as stopper:
+        front, counts = _search(
+            problem, prices, tuple(objectives), limit, time_limit, started, imperfect, stopper
+        )
     flats = [f for s in sorted(front, key=lambda s: s.vector) for f in flattened(problem, s.design)]
     flats = flats[:FLAT_VARIANTS]
     entries, closed, ratios = _recheck(workload, arch, problem, front, objectives, jobs, flats)
@@ -234,11 +239,13 @@ def _search(
     time_limit: float | None,
     started: float,
     imperfect: bool = False,
+    stopper: Stopper | None = None,
 ) -> tuple[list[_Scored], SearchCounts]:
     """Best first over tile vectors, by their lower bounds (`_tile_vectors`); a vector whose
     bounds some front member reaches on every objective cannot improve the front and is
     skipped. Within a vector the array side depends only on (spatial, r) and the boundary
-    only on the outer order, so the designs are the pairs of their two fronts."""
+    only on the outer order, so the designs are the pairs of their two fronts. A stop that
+    `stopper` received (Ctrl-C) ends the search before the next vector."""
     vectors = _tile_vectors(problem, prices, objectives, imperfect)
     front: list[_Scored] = []
     counts = SearchCounts()
@@ -250,6 +257,9 @@ def _search(
             break
         if time_limit is not None and clock.monotonic() - started > time_limit:
             counts.stopped_by = TIME_LIMIT
+            break
+        if stopper is not None and stopper.reason is not None:
+            counts.stopped_by = stopper.reason
             break
         if _dominated(front, floors):
             counts.pruned += designs_here

@@ -59,3 +59,33 @@ def test_tile_sizes_refusals(tmp_path, capsys):
         rc, _, err = run_cli([*base, *extra], capsys)
         assert rc == 2, (extra, err)
         assert flag in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_ctrl_c_keeps_the_tile_sizes_visited(tmp_path, capsys, monkeypatch):
+    """SIGINT while the tile vectors are ranked (sent here as the second vector's outer
+    orders are formed): `dse --tile-sizes` prints the front of the vectors visited, marked
+    incomplete, each member counted by analyze, says so on stderr and exits 130."""
+    import os
+    import signal
+
+    from tenet.explore import tile_sizes
+
+    calls = []
+    original = tile_sizes._order_front
+
+    def interrupting(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(tile_sizes, "_order_front", interrupting)
+    arch = arch_file(tmp_path, 4, 4, 256, True)
+    args = ["dse", *GEMM, "-a", arch, "--tile-sizes", "--jobs", "1", "--format", "json"]
+    rc, out, err = run_cli(args, capsys)
+    assert rc == 130 and "interrupted" in err
+    report = json.loads(out)
+    assert report["complete"] is False and report["stopped_by"] == "interrupt"
+    assert 0 < report["evaluated"] < report["candidates"]
+    best = report["pareto"][0]
+    assert best["objectives"]["energy_pj"] == best["cost"]["energy_pj"]["total"]
