@@ -179,7 +179,12 @@ def _tile_size_options(args: argparse.Namespace) -> dict[str, Any]:
     space refused, the objective checked)."""
     from tenet.explore.tile_space import TILE_SIZE_OBJECTIVES
 
-    for flag, value in (("--no-skew", args.no_skew), ("--interleave", args.interleave)):
+    refused = (
+        ("--no-skew", args.no_skew),
+        ("--interleave", args.interleave),
+        ("--seed", args.seed is not None),  # the tile-size search samples nothing
+    )
+    for flag, value in refused:
         if value:
             raise InputError("does not apply with --tile-sizes", flag)
     if args.best not in TILE_SIZE_OBJECTIVES:

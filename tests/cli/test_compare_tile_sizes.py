@@ -79,6 +79,7 @@ def test_tile_size_flags_are_checked(tmp_path, capsys):
         (base + ["-d", "os-systolic-8x8", "--tile-sizes"], "--tile-sizes"),  # no --best
         (base + ["--best", "energy_pj", "--imperfect"], "--imperfect"),
         (base + ["--best", "energy_pj", "--tile-sizes", "--no-skew"], "--no-skew"),
+        (base + ["--best", "energy_pj", "--tile-sizes", "--seed", "3"], "--seed"),
         (base + ["--best", "ibw", "--tile-sizes"], "--best"),
         # an arch without a GLB under DRAM: named before the first arch is searched
         (base + ["-a", "systolic-8x8", "--best", "energy_pj", "--tile-sizes"], "levels"),
