@@ -259,7 +259,7 @@ def run(args: argparse.Namespace) -> int:
             for arch in archs:
                 tile_problem(workload, arch)
     results, priced, notes = [], [], []
-    with searches_share_workers(args, objective):
+    with searches_share_workers(args, objective, search):
         interrupted = _compare_each(
             args, workload, archs, dataflow, tiles, objective, search, results, priced, notes
         )
@@ -283,15 +283,16 @@ def run(args: argparse.Namespace) -> int:
     return 130 if interrupted else 0
 
 
-def searches_share_workers(args: argparse.Namespace, objective: str | None):
+def searches_share_workers(args: argparse.Namespace, objective: str | None, search: dict):
     """With --best and local workers, one pool of worker processes for every arch's search
-    (started once; each search's counts stay its own)."""
+    (started once; each search's counts stay its own); not for the tile-size search, which
+    forks its own workers for its re-check."""
     import contextlib
 
     from tenet.execution import kept_pool
 
     jobs = execution_options(args)["jobs"]
-    if objective is None or args.scheduler is not None or jobs <= 1:
+    if objective is None or search.get("tile_sizes") or args.scheduler is not None or jobs <= 1:
         return contextlib.nullcontext()
     return kept_pool(jobs)
 
