@@ -68,7 +68,6 @@ class SharedWork:
     )
     ranges: dict[int, tuple[isl.UnionMap, isl.UnionSet]] = field(default_factory=dict)
     renamed_counts: dict[tuple, tuple[int, ...]] = field(default_factory=dict)
-    element_counts: dict[int, tuple[isl.UnionMap, int]] = field(default_factory=dict)
     stamp_sizes: dict[tuple, tuple[int, int]] = field(default_factory=dict)  # see analyze_renamed
     outsides: dict[str, tuple[int, str]] = field(default_factory=dict)  # see outside_facts
     functions: dict[int, tuple[isl.UnionMap, bool]] = field(default_factory=dict)  # id(access)
@@ -158,13 +157,6 @@ class SharedWork:
         """|obj|: the shared total when obj is one of the workload's access relations."""
         known = self.totals.get(id(obj))
         return count(obj) if known is None else known
-
-    def elements(self, access: isl.UnionMap) -> int:
-        """|range(A)|, the distinct elements of an access relation (counted once)."""
-        found = self.element_counts.get(id(access))
-        if found is None or found[0] is not access:
-            found = self.element_counts[id(access)] = (access, count(access.range()))
-        return found[1]
 
 
 _SHARED: dict[str, SharedWork] = {}
@@ -323,7 +315,7 @@ def unique_volumes(
     spatial: isl.UnionMap | None,
     total: int,
     fetched: list[isl.UnionMap] | None,
-    cache: dict[tuple, tuple[int, int | None, int | None]] | None = None,
+    cache: dict[tuple, tuple[int, int | None, int | None, int | None]] | None = None,
     reuse_key: tuple | None = None,
     single_valued: bool = False,
     elements: int | None = None,
@@ -512,7 +504,7 @@ def analyze_candidate(
                 shared.counts,
                 (relations.key, links),
                 shared.single_valued(access),
-                shared.elements(access) if wants_exits(check, side) else None,
+                exit_elements(check, tensor, side),
                 relations.temporal if priced(check) else None,
                 relations.supply(links) if starved_counted(shared, check, side) else None,
             )
@@ -643,7 +635,7 @@ def analyze_renamed(
     for tensor, side, access in sides:
         links = links_for(arch, tensor, side)
         shape = renaming.shapes.get((tensor, side))
-        elements = shared.elements(access) if wants_exits(check, side) else None
+        elements = exit_elements(check, tensor, side)
         key = None
         if shape is not None:
             key = (
@@ -715,9 +707,12 @@ def starved_counted(shared: SharedWork, check: PartialFloor | None, side: str) -
     return side == "read" and priced(check) and shared.same_step_groups()
 
 
-def wants_exits(check: PartialFloor | None, side: str) -> bool:
-    """A write side's exits are counted when its floor prices them."""
-    return side == "write" and priced(check)
+def exit_elements(check: PartialFloor | None, tensor: str, side: str) -> int | None:
+    """A write side's elements |range(A)| when its floor prices its exits (they are then
+    counted, `unique_volumes`), else None."""
+    if side != "write" or not priced(check):
+        return None
+    return check.basis.elements[tensor, side]
 
 
 def _as_is(relation: Any) -> Any:

@@ -19,21 +19,21 @@ CHUNKS_PER_BATCH = 8
 
 
 def task_chunks(
-    tasks: list[tuple[str, tuple[int, CandidateTask]]],
+    tasks: dict[str, tuple[int, CandidateTask]],
     renaming: LoopRenaming | None = None,
 ) -> list[tuple[str, list[tuple[str, CandidateTask]]]]:
-    """The tasks ((key, (index, task)) in enumeration order) in chunks, each keyed by a
-    digest of its keys: the candidates of one class together, cut into runs of at most
+    """The tasks ({key: (index, task)}, taken in enumeration order) in chunks, each keyed by
+    a digest of its keys: the candidates of one class together, cut into runs of at most
     min(CHUNK, ⌈n / CHUNKS_PER_BATCH⌉). A class is the candidates equal up to a renaming of
-    loops (`candidate_key`, when the workload's candidates share counts that way: `renaming`),
-    else those of one PE assignment. One worker then makes the counts a class shares once
-    (on the 16⁴ 3×3 conv of benchmarks/bench_compare_best.py no side's count is shared across
-    classes, measured on its systolic and mesh spaces), and the
-    used PEs and most relations between stamps. The chunks depend only on the batch, so
-    every way of running makes the same ones."""
+    loops (`candidate_key`, when the workload's candidates share counts that way:
+    `renaming`), else those of one PE assignment. One worker then makes once the counts, the
+    used PEs and most relations between stamps that a class shares (on the 16⁴ 3×3 conv of
+    benchmarks/bench_compare_best.py no side's count is shared across classes, measured on
+    its systolic and mesh spaces). The chunks depend only on the batch, so every way of
+    running makes the same ones."""
     size = max(1, min(CHUNK, -(-len(tasks) // CHUNKS_PER_BATCH)))
     groups: dict[Any, list[tuple[str, CandidateTask]]] = {}
-    for key, (_, task) in tasks:
+    for key, (_, task) in sorted(tasks.items(), key=lambda item: item[1][0]):
         groups.setdefault(chunk_class(task, renaming), []).append((key, task))
     out = []
     for members in groups.values():

@@ -384,7 +384,7 @@ def run_search(
     tracker: SearchProgress,
     stopper: Stopper | None = None,
 ) -> None:
-    """Count the candidates batch by batch (`_batch_sizes`), on local workers kept from batch
+    """Count the candidates batch by batch (`batch_sizes`), on local workers kept from batch
     to batch (their caches stay) or on the cluster at `scheduler`. Before each batch, a
     candidate whose floors the front so far dominates is pruned without being counted. When
     `stopper` stops the search, the batch under way keeps its finished chunks (read back from
@@ -420,9 +420,7 @@ def run_search(
             # after the floor pass, each floor was tested against this front: not again
             tasks = batch_tasks(search, batch, [] if refined else front_so_far)
             tracker.offset = len(search.outcomes) + search.pruned
-            chunks = task_chunks(
-                sorted(tasks.items(), key=lambda item: item[1][0]), search.renaming()
-            )
+            chunks = task_chunks(tasks, search.renaming())
             tracker.chunk_sizes = chunk_weights(search.twins, chunks, tasks)
             tracker.stopper = stopper
             ran = _run_batch(run_tasks, search, chunks, jobs, scheduler, tracker, stopper)
@@ -460,7 +458,7 @@ def refine_floors(
 
     tasks = batch_tasks(search, search.counted_indices(), [])
     keyed = {f"floors-{key}": item for key, item in tasks.items()}
-    chunks = task_chunks(sorted(keyed.items(), key=lambda item: item[1][0]), search.renaming())
+    chunks = task_chunks(keyed, search.renaming())
     tracker.note_text = "counting floors"
     tracker.chunk_sizes = chunk_weights(search.twins, chunks, keyed)
     tracker.offset = 0

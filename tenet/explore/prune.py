@@ -17,10 +17,16 @@ from typing import TYPE_CHECKING, Any, Protocol
 import islpy as isl
 
 from tenet.explore.objectives import OBJECTIVES, PRUNABLE_OBJECTIVES, Floors
-from tenet.model.cost import word_pitch_pj
+from tenet.model.cost import (
+    bus_group,
+    displacements,
+    hop_length,
+    is_reduction_tree,
+    word_pitch_pj,
+)
 from tenet.model.metrics import links_for
 from tenet.model.results import Volumes
-from tenet.model.same_step import has_same_step_cycle
+from tenet.model.same_step import has_same_step_cycle, is_same_step_forward
 from tenet.model.workload import SIDES, Workload
 from tenet.util.isl_util import count
 
@@ -80,8 +86,7 @@ class FloorBasis:
                 # under TENET's literal rule a same-step cycle may supply a value nobody
                 # fetched; under the default rule every element is fetched once at least
                 same_step = arch.same_step == "tenet" and any(
-                    link.kind == "forward" and 0 in link.window and link.serves(tensor, side)
-                    for link in arch.links
+                    is_same_step_forward(link) and link.serves(tensor, side) for link in arch.links
                 )
                 elements[tensor, side] = count(access.range())
                 per_side[tensor, side] = 0 if same_step else elements[tensor, side]
@@ -101,7 +106,7 @@ class FloorBasis:
             (arch.energy.mac, arch.energy.l1, arch.energy.l2),
             per_side,
             elements,
-            cost_floor(shared, macs, per_side),
+            cost_floor(shared, macs, per_side, elements),
             WordPrices.of(shared),
         )
 
@@ -209,8 +214,6 @@ def carried_value_pj(
     wire: the shortest hop of a forward link, one pitch on such a bus (an event drives
     the g pitches of its group's bus and delivers to at most the g members); 0 when a
     reduction tree serves a write side (its sends are priced as adds, not counted here)."""
-    from tenet.model.cost import displacements, hop_length, is_reduction_tree
-
     chosen = [arch.links[n] for n in links]
     if side == "write" and any(is_reduction_tree(link) for link in chosen):
         return Fraction(0)
@@ -231,21 +234,23 @@ def carried_value_pj(
 def partitions_pes(link: Link) -> bool:
     """A multicast link's groups (`bus_group`: each PE's image with itself) partition its
     PEs: the group relation is symmetric and transitive."""
-    from tenet.model.cost import bus_group
-
     group = bus_group(link)
     return group.reverse().is_equal(group) and group.apply_range(group).is_subset(group)
 
 
 def cost_floor(
-    shared: CountedWork, macs: int, first: dict[tuple[str, str], int]
+    shared: CountedWork,
+    macs: int,
+    first: dict[tuple[str, str], int],
+    elements: dict[tuple[str, str], int],
 ) -> Fraction | None:
     """pJ every dataflow of this workload pays on this arch (docs/energy.md): its MACs; one
     register read per operand access and one register write per output access; an output's
     accumulation reads (its accesses less its elements, when the workload does not read it
     itself); the scratchpad rows of each side's first accesses (`first`: read once, or
-    written back once) and, for a read side, their register writes. Every other part
-    (links, wires, read-back, levels) is >= 0. None without component costs."""
+    written back once) and, for a read side, their register writes (`elements`: each
+    side's |range(A)|). Every other part (links, wires, read-back, levels) is >= 0. None
+    without component costs."""
     arch, workload = shared.arch, shared.workload
     c = arch.components
     if c is None:
@@ -262,7 +267,7 @@ def cost_floor(
             pj += total * Fraction(c.register_write_pj.value)
             pj += c.scratchpad_accesses(first[tensor, "write"]) * c.scratchpad_write_pj.value
             if reads is None:  # accumulations but each element's first read their sum
-                pj += (total - count(writes.range())) * Fraction(c.register_read_pj.value)
+                pj += (total - elements[tensor, "write"]) * Fraction(c.register_read_pj.value)
     return Fraction(pj)
 
 

@@ -128,10 +128,12 @@ class _Scored:
 @dataclass
 class TileSizeResult(DseResult):
     """`DseResult` of a tile-size search, with per front member its closed-form objective
-    values (None for a `flat` design, counted by `analyze` alone) and its DRAM words over the Snowcat front at the GLB's capacity
-    (`dram_vs_capacity_bound`; each entry's `dram_vs_bound` is dse's, at the buffer its
-    tiles need, `capacity_needed_single`), and whether `limit` or `time_limit` stopped the search before it visited every tile vector
-    (`stopped_by`: `LIMIT` or `TIME_LIMIT`, and `complete` False, as `DseResult` says it)."""
+    values (None for a `flat` design, counted by `analyze` alone) and its DRAM words over
+    the Snowcat front at the GLB's capacity (`dram_vs_capacity_bound`; each entry's
+    `dram_vs_bound` is dse's, at the buffer its tiles need, `capacity_needed_single`), and
+    whether `limit`, `time_limit` or Ctrl-C stopped the search before it visited every tile
+    vector (`stopped_by`: `LIMIT`, `TIME_LIMIT` or `INTERRUPT`, and `complete` False, as
+    `DseResult` says it)."""
 
     closed_forms: list[dict[str, Any] | None] = field(default_factory=list)
     dram_vs_capacity_bound: list[float | None] = field(default_factory=list)
@@ -200,7 +202,7 @@ def explore_tile_sizes(
         )
     flats = [f for s in sorted(front, key=lambda s: s.vector) for f in flattened(problem, s.design)]
     flats = flats[:FLAT_VARIANTS]
-    entries, closed, ratios = _recheck(workload, arch, problem, front, objectives, jobs, flats)
+    entries, closed = _recheck(workload, arch, problem, front, objectives, jobs, flats)
     bound = snowcat_at(problem_from_workload(workload), problem.capacity)
     snowcat_words = bound.accesses if bound is not None else None
     ratios = [
@@ -412,7 +414,7 @@ def _recheck(
     objectives: Sequence[str],
     jobs: int,
     flats: Sequence[TiledDesign] = (),
-) -> tuple[list[FrontEntry], list[dict[str, Any] | None], list[float | None]]:
+) -> tuple[list[FrontEntry], list[dict[str, Any] | None]]:
     """Each front member counted by plain `analyze` (on `jobs` processes), sorted by the
     objectives; its closed-form values kept beside it. `flats` (designs without closed
     forms, the front members' `flattened` variants) are counted beside them, and the front
@@ -458,7 +460,7 @@ def _recheck(
     keep = pareto_indices([tuple(entries[k].objective_values().values()) for k in order])
     entries = [entries[order[k]] for k in keep]
     closed = [closed[order[k]] for k in keep]
-    return entries, closed, [None] * len(entries)
+    return entries, closed
 
 
 def _plain(value: float) -> int | float:

@@ -242,21 +242,23 @@ def time_text(problem: TileProblem, design: TiledDesign) -> str:
     (x, y over `flat`, outermost first): one PE's stamps are distinct, since each x % T_x < T_x."""
     sizes = _axis_sizes(problem, design)
     q = quotients(problem, design)
+
+    def within(x: str) -> str:  # x inside its GLB tile
+        return x if q[x] == 1 else f"({x} % {design.extent(x)})"
+
     dims = [x if design.extent(x) == 1 else f"floor({x}/{design.extent(x)})" for x in design.outer]
     folded = list(design.flat)
     for x in inner_order(problem, design):
         if x in folded:
             continue
-        within = x if q[x] == 1 else f"({x} % {design.extent(x)})"
-        dims.append(f"floor({within}/{sizes[x]})" if x in sizes else within)
+        dims.append(f"floor({within(x)}/{sizes[x]})" if x in sizes else within(x))
     r = design.innermost
     last = r if q[r] == 1 else f"{r} % {design.extent(r)}"
     if design.extent(r) == 1:
         last = "0"
     stride = design.extent(r)
     for x in reversed(folded):
-        within = x if q[x] == 1 else f"({x} % {design.extent(x)})"
-        last = f"{stride}*{within} + {last}"
+        last = f"{stride}*{within(x)} + {last}"
         stride *= design.extent(x)
     s0, s1 = design.spatial
     dims.append(f"{last} + {s0} % {problem.rows} + {s1} % {problem.cols}")

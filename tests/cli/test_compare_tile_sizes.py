@@ -9,34 +9,17 @@ import json
 from tenet import analyze, load_arch, load_workload
 from tenet.model.dataflow import load_dataflow
 
-from ..helpers import run_cli, write_yaml
+from ..explore.test_tile_sizes import arch_file
+from ..helpers import run_cli
 
 SETS = ["--set", "M=32", "--set", "N=32", "--set", "K=32"]
-
-
-def arch(name: str, side: int, glb_words: int) -> dict:
-    """A side×side systolic array (links down and right), a GLB under DRAM, 45 nm costs."""
-    return {
-        "name": name,
-        "pe": {"shape": [side, side]},
-        "interconnect": [
-            {"relation": "{ PE[i,j] -> PE[i-1,j] }"},
-            {"relation": "{ PE[i,j] -> PE[i,j-1] }"},
-        ],
-        "memory": {"word_bits": 16, "bandwidth_bits": 64, "avg_latency": 16},
-        "levels": [
-            {"name": "GLB", "capacity": glb_words, "double_buffered": False},
-            {"name": "DRAM", "capacity": "1GiB", "bandwidth_gbps": 100},
-        ],
-        "technology": {"node_nm": 45},
-    }
 
 
 def test_each_arch_at_its_best_tile_sizes(tmp_path, capsys):
     """Two arrays: each column's best energy_pj is `dse --tile-sizes`'s best on that arch,
     and `analyze` of the written dataflow (with its GLB tile) gives the same energy."""
-    small = write_yaml(tmp_path, "small", arch("small", 4, 512))
-    large = write_yaml(tmp_path, "large", arch("large", 8, 2048))
+    small = arch_file(tmp_path, 4, 4, 512, False)  # named sys-4x4
+    large = arch_file(tmp_path, 8, 8, 2048, False)  # sys-8x8
     emit = tmp_path / "best"
     args = ["compare", "-w", "gemm", *SETS, "-a", str(small), "-a", str(large)]
     args += ["--best", "energy_pj", "--tile-sizes", "--format", "json", "--emit", str(emit)]
@@ -45,7 +28,7 @@ def test_each_arch_at_its_best_tile_sizes(tmp_path, capsys):
     results = json.loads(out)["results"]
     assert [r["best"]["tile_sizes"] for r in results] == [True, True]
     workload = load_workload("workloads/gemm/workload.yaml", {"M": 32, "N": 32, "K": 32})
-    for path, result, name in zip((small, large), results, ("small", "large"), strict=True):
+    for path, result, name in zip((small, large), results, ("sys-4x4", "sys-8x8"), strict=True):
         rc, dse_out, err = run_cli(
             [
                 "dse",
@@ -73,7 +56,7 @@ def test_each_arch_at_its_best_tile_sizes(tmp_path, capsys):
 
 def test_tile_size_flags_are_checked(tmp_path, capsys):
     """Each misuse is one line naming the flag or file at fault, exit 2, before any search."""
-    good = str(write_yaml(tmp_path, "good", arch("good", 4, 512)))
+    good = str(arch_file(tmp_path, 4, 4, 512, False))
     base = ["compare", "-w", "gemm", *SETS, "-a", good]
     cases = [
         (base + ["-d", "os-systolic-8x8", "--tile-sizes"], "--tile-sizes"),  # no --best

@@ -331,22 +331,20 @@ def test_search_counts_equal_analyze(tmp_path, workload_path, sets, arch_name):
         assert signed_values(fast, names) == signed_values(plain, names), e.name
 
 
+#: A triangular array (PE[i,j] with j <= i < 4), links one PE left.
+TRIANGLE = {
+    "name": "tri",
+    "pe": {"domain": "{ PE[i,j] : 0 <= i < 4 and 0 <= j <= i }"},
+    "interconnect": [{"relation": "{ PE[i,j] -> PE[i,j-1] }", "window": [1]}],
+    "memory": {"word_bits": 16, "bandwidth_bits": 64, "avg_latency": 1},
+}
+
+
 def test_array_that_is_not_a_box(tmp_path):
     """A triangular array (PE[i,j] with j <= i < 4): a candidate whose used PEs leave the
     triangle is illegal (outside_array), as `validate` finds; the search counts exactly the
     candidates `validate` accepts as legal, and its front is the plain model's."""
-    arch = load_arch(
-        write_yaml(
-            tmp_path,
-            "tri",
-            {
-                "name": "tri",
-                "pe": {"domain": "{ PE[i,j] : 0 <= i < 4 and 0 <= j <= i }"},
-                "interconnect": [{"relation": "{ PE[i,j] -> PE[i,j-1] }", "window": [1]}],
-                "memory": {"word_bits": 16, "bandwidth_bits": 64, "avg_latency": 1},
-            },
-        )
-    )
+    arch = load_arch(write_yaml(tmp_path, "tri", TRIANGLE))
     # one loop longer than 1: on axis 0, PE[i, 0] stays in the triangle; on axis 1, PE[0, i]
     # leaves it (two loops on both axes would always reach PE[0, 1], outside)
     workload = load_workload(GEMM, {"M": 4, "N": 1, "K": 1})

@@ -20,6 +20,7 @@ from tenet.util.isl_util import parse_union_map
 
 from ..conftest import WORKLOADS
 from ..helpers import write_yaml
+from .test_dse_fast import TRIANGLE
 
 GEMM = WORKLOADS / "gemm" / "workload.yaml"
 CONV = WORKLOADS / "conv2d" / "workload.yaml"
@@ -32,18 +33,7 @@ def dataflow_of(e) -> Dataflow:
 def test_known_legal_is_validate_on_an_array_that_is_not_a_box(tmp_path):
     """On a triangular array some candidates leave the array: `known_legal` holds exactly for
     the candidates `validate` finds legal."""
-    arch = load_arch(
-        write_yaml(
-            tmp_path,
-            "tri",
-            {
-                "name": "tri",
-                "pe": {"domain": "{ PE[i,j] : 0 <= i < 4 and 0 <= j <= i }"},
-                "interconnect": [{"relation": "{ PE[i,j] -> PE[i,j-1] }", "window": [1]}],
-                "memory": {"word_bits": 16, "bandwidth_bits": 64, "avg_latency": 1},
-            },
-        )
-    )
+    arch = load_arch(write_yaml(tmp_path, "tri", TRIANGLE))
     workload = load_workload(GEMM, {"M": 4, "N": 1, "K": 1})
     shared = SharedWork.of(workload, arch)
     _, found = enumerate_candidates(workload, arch)

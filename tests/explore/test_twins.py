@@ -8,33 +8,21 @@ import json
 
 import pytest
 
-from tenet import analyze, load_arch, load_workload
+from tenet import analyze, load_workload
 from tenet.analysis.validate import flow_dependences
 from tenet.explore.dse import enumerate_candidates, explore
 from tenet.explore.renaming import LoopRenaming, twins_of
-from tenet.model.arch import with_topology
 from tenet.model.dataflow import Dataflow
 from tenet.util.isl_util import parse_union_map
 
 from ..conftest import WORKLOADS
-from ..helpers import write_yaml
+from .test_plain_count_path import priced_arch
 
 CONV = WORKLOADS / "conv2d" / "workload.yaml"
 GEMM = WORKLOADS / "gemm" / "workload.yaml"
 # OX = OY and RX = RY: swapping (OX, RX) with (OY, RY) maps I[ox+rx, oy+ry, c],
 # W[k, c, rx, ry] and O[k, ox, oy] each onto itself, its element coordinates swapped
 SQUARE = {"K": 4, "C": 2, "OX": 4, "OY": 4, "RX": 2, "RY": 2}
-
-
-def priced_array(tmp_path, topology: str):
-    data = {
-        "name": "array-4x4",
-        "pe": {"shape": [4, 4]},
-        "interconnect": [{"relation": "{ PE[i,j] -> PE[i-1,j] }"}],
-        "memory": {"word_bits": 16, "bandwidth_bits": 64, "avg_latency": 16},
-        "technology": {"node_nm": 40},
-    }
-    return with_topology(load_arch(write_yaml(tmp_path, "array", data)), topology)
 
 
 def twins_in(workload, arch):
@@ -56,7 +44,7 @@ def test_twins_have_equal_analyses(tmp_path, topology):
     """Every twin pair sampled: the whole analysis (volumes, energy in pJ, latency, warnings)
     is the same; on the square conv each candidate has exactly one twin."""
     workload = load_workload(CONV, SQUARE)
-    arch = priced_array(tmp_path, topology)
+    arch = priced_arch(tmp_path, topology)
     found, twins = twins_in(workload, arch)
     assert twins and all(len(later) == 1 for later in twins.values())
     assert 2 * len(twins) == len(found)
@@ -68,7 +56,7 @@ def test_twins_have_equal_analyses(tmp_path, topology):
 def test_no_twins_without_a_symmetry(tmp_path):
     """GEMM's three tensors have different shapes, and a conv with OX != OY has no loop
     renaming that keeps the extents: no twins."""
-    arch = priced_array(tmp_path, "mesh")
+    arch = priced_arch(tmp_path, "mesh")
     assert twins_in(load_workload(GEMM, {"M": 4, "N": 4, "K": 4}), arch)[1] == {}
     oblong = dict(SQUARE, OY=2)
     assert twins_in(load_workload(CONV, oblong), arch)[1] == {}
@@ -79,7 +67,7 @@ def test_search_settles_twins_with_the_plain_models_numbers(tmp_path):
     value is the least plain `analyze` gives over every candidate, its ties are every other
     candidate at that value (a twin among them), and evaluated + pruned covers them all."""
     workload = load_workload(CONV, dict(SQUARE, K=2, C=1, OX=2, OY=2))
-    arch = priced_array(tmp_path, "row-multicast")
+    arch = priced_arch(tmp_path, "row-multicast")
     result = explore(workload, arch, ("energy_pj",))
     found, _ = twins_in(workload, arch)
     assert result.twins == len(found) // 2
